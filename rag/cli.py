@@ -1,0 +1,179 @@
+"""The `rag` command line. It only parses arguments, calls the library and prints; heavy imports happen inside
+the commands so that `rag --help` answers at once.
+
+Exit codes (DESIGN.md): 0 success, 2 bad input or usage (one line on stderr), 1 runtime failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from typer._click import exceptions as click_errors  # typer vendors click; its usage errors live here
+
+from rag.errors import BadInput
+from rag.settings import Settings
+
+app = typer.Typer(
+    help="Ask questions about scientific paper abstracts and get answers cited to the abstracts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Where the index lives (default: $RAG_DATA_DIR or ./data).", show_default=False),
+]
+TopK = Annotated[int | None, typer.Option("-k", "--top-k", min=1, max=100, help="How many abstracts to return.")]
+Venue = Annotated[str | None, typer.Option("--venue", help="Only abstracts from this venue (e.g. ICML).")]
+Year = Annotated[int | None, typer.Option("--year", help="Only abstracts from this year.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def load_settings(data_dir: Path | None) -> Settings:
+    settings = Settings()
+    return settings.model_copy(update={"data_dir": data_dir}) if data_dir else settings
+
+
+def err(message: str) -> None:
+    print(f"rag: {message}", file=sys.stderr)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Corpus files or folders: .txt (seed format), .jsonl, .csv, .bib.")
+    ],
+    data_dir: DataDir = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per stored batch.")] = False,
+) -> None:
+    """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from rag.ingest import ingest as run_ingest
+
+    settings = load_settings(data_dir)
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=_stderr_console(), transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("Embedding abstracts", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+            if verbose:
+                bar.console.print(f"stored {done}/{total} abstracts")
+
+        report = run_ingest(paths, settings, progress)
+    for problem in report.problems:
+        err(f"skipped {problem}")
+    print(
+        f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}, "
+        f"skipped {report.skipped} ({report.chunks_written} chunks written)"
+    )
+    if report.problems:
+        raise BadInput(f"{report.skipped} record(s) skipped; the others were ingested")
+
+
+@app.command()
+def search(
+    question: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    top_k: TopK = None,
+    venue: Venue = None,
+    year: Year = None,
+    as_json: AsJson = False,
+    mode: Annotated[str, typer.Option("--mode", help="Retriever: hybrid (default), dense or keyword.")] = "hybrid",
+    data_dir: DataDir = None,
+) -> None:
+    """Find the abstracts most relevant to a question (no LLM involved)."""
+    if mode not in ("hybrid", "dense", "keyword"):
+        raise BadInput(f"unknown --mode {mode!r}; use hybrid, dense or keyword")
+    from rag.retriever import Retriever
+
+    settings = load_settings(data_dir)
+    if not question.strip():  # before loading any model
+        raise BadInput("the question is empty")
+    results = Retriever(settings).search(question, top_k, venue, year, mode=mode)  # type: ignore[arg-type]
+    if as_json:
+        print(json.dumps({"query": question, "results": [r.contract() for r in results]}, ensure_ascii=False))
+        return
+    if not results:
+        print("No matching abstracts.")
+    for r in results:
+        where = " ".join(str(x) for x in (r.venue, r.year) if x)
+        print(f"{r.rank:>2}. {r.doc_id}  {where}  score {r.score:.4f}")
+        print(f"    {r.title + ': ' if r.title else ''}{_shorten(r.text, 300)}")
+
+
+@app.command()
+def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """Show what is indexed: abstracts, chunks, venues and years."""
+    from rag.stats import index_stats
+
+    info = index_stats(load_settings(data_dir))
+    if as_json:
+        print(json.dumps(info, ensure_ascii=False))
+        return
+    print(f"store:       {info['store']}")
+    print(f"collection:  {info['collection']}")
+    print(f"abstracts:   {info['abstracts']}")
+    print(f"chunks:      {info['chunks']}")
+    print(f"venues:      {_counts(info['venues'])}")
+    print(f"years:       {_counts(info['years'])}")
+    print(f"embeddings:  {info['embedding_model']}")
+
+
+def _counts(counts: dict[str, Any]) -> str:
+    return ", ".join(f"{name} ({n})" for name, n in counts.items()) or "none"
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: turns exceptions into the exit codes of the contract."""
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="rag", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except typer.Exit as exc:
+        return exc.exit_code
+    except click_errors.NoArgsIsHelpError as exc:
+        print(exc.format_message(), file=sys.stderr)
+        return 2
+    except click_errors.ClickException as exc:  # usage errors
+        err(exc.format_message().replace("\n", " "))
+        return 2
+    except ValidationError as exc:  # a setting in the environment or .env is invalid
+        first = exc.errors()[0]
+        err(f"invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}")
+        return 2
+    except (click_errors.Abort, typer.Abort, KeyboardInterrupt):
+        err("interrupted")
+        return 130
+    except BadInput as exc:
+        err(str(exc))
+        return 2
+    except Exception as exc:
+        if os.environ.get("RAG_DEBUG"):
+            raise
+        err(f"error: {exc} (set RAG_DEBUG=1 for a traceback)")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Corpus files -> chunks -> embeddings -> Chroma, then the keyword index.
+
+Idempotent and crash-safe: chunk ids are `<doc_id>::<n>`; each chunk records its document's content hash and
+chunk count, so a document is unchanged only when every one of its chunks is present with the current hash.
+Changed or partly written documents lose their old chunks right before the new ones are written, batch by batch
+(a batch never splits a document), so a run killed at any point is completed by the next one without duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rag import store
+from rag.chunker import chunk_paper
+from rag.keyword_index import KeywordIndex, read_manifest
+from rag.loaders import Problem, load_corpus
+from rag.records import Chunk, Paper
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import TextNode
+
+Progress = Callable[[int, int], None]  # (abstracts stored so far, abstracts to store)
+
+
+@dataclass
+class IngestReport:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks_written: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        return len(self.problems)
+
+
+def ingest(paths: Iterable[str | Path], settings: Settings, progress: Progress | None = None) -> IngestReport:
+    loaded = load_corpus(paths)  # raises BadInput before anything is written
+    report = IngestReport(problems=loaded.problems)
+    collection = store.open_collection(settings)
+    stored = store.stored_docs(collection, [p.doc_id for p in loaded.papers])
+    pending: list[tuple[Paper, str, bool]] = []  # (paper, content hash, has old chunks)
+    for paper in loaded.papers:
+        digest = content_hash(paper, settings)
+        old = stored.get(paper.doc_id)
+        if old and old.complete and old.content_hash == digest:
+            report.unchanged += 1
+        else:
+            pending.append((paper, digest, old is not None))
+    report.added = sum(1 for *_, had_old in pending if not had_old)
+    report.updated = len(pending) - report.added
+    if pending:
+        _write(pending, collection, settings, report, progress)
+    manifest = read_manifest(settings.keyword_dir)
+    if pending or manifest is None or manifest["chunks"] != collection.count():
+        rebuild_keyword_index(collection, settings)
+    return report
+
+
+def rebuild_keyword_index(collection, settings: Settings) -> dict:
+    return KeywordIndex.build(store.iter_chunks(collection), settings.keyword_dir)
+
+
+def content_hash(paper: Paper, settings: Settings) -> str:
+    """Changes when the paper, the chunking or the embedding model changes."""
+    fields = [
+        paper.abstract, paper.title, list(paper.authors), paper.venue, paper.year, paper.url,
+        list(paper.keywords), settings.chunk_size, settings.chunk_overlap, settings.embedding_model,
+    ]  # fmt: skip
+    return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:24]
+
+
+def _write(pending, collection, settings: Settings, report: IngestReport, progress: Progress | None) -> None:
+    from llama_index.core.schema import MetadataMode
+
+    from rag.embedder import load_embedder
+
+    embedder = load_embedder(settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size)
+    vectors = store.vector_store(collection)
+    done = 0
+    for batch in _batches(pending, settings):
+        nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks)]
+        texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]
+        for node, embedding in zip(nodes, embedder.embed(texts), strict=True):
+            node.embedding = embedding.tolist()
+        replaced = [paper.doc_id for paper, _, had_old, _ in batch if had_old]
+        store.delete_docs(collection, replaced)
+        vectors.add(nodes)
+        report.chunks_written += len(nodes)
+        done += len(batch)
+        if progress:
+            progress(done, len(pending))
+
+
+def _batches(pending, settings: Settings) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:
+    """Groups of whole papers with about ingest_batch_size chunks each."""
+    batch: list[tuple[Paper, str, bool, list[Chunk]]] = []
+    size = 0
+    for paper, digest, had_old in pending:
+        chunks = chunk_paper(paper, settings.chunk_size, settings.chunk_overlap)
+        batch.append((paper, digest, had_old, chunks))
+        size += len(chunks)
+        if size >= settings.ingest_batch_size:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
+    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+
+    # The paper is the chunk's source document: llama-index then stores its id as `doc_id` metadata.
+    source = {NodeRelationship.SOURCE: RelatedNodeInfo(node_id=paper.doc_id)}
+    metadata = {
+        "title": paper.title or "",
+        "venue": paper.venue or "",
+        "year": paper.year or 0,
+        "url": paper.url or "",
+        "authors": "; ".join(paper.authors),
+        "keywords": "; ".join(paper.keywords),
+        "content_hash": digest,
+        "n_chunks": len(chunks),
+    }
+    hidden = [key for key in metadata if key != "title" or not paper.title]
+    return [
+        TextNode(
+            id_=chunk.chunk_id,
+            text=chunk.text,
+            start_char_idx=chunk.start,
+            end_char_idx=chunk.end,
+            metadata={**metadata, "chunk_index": chunk.index},
+            excluded_embed_metadata_keys=[*hidden, "chunk_index"],
+            excluded_llm_metadata_keys=[*metadata, "chunk_index"],
+            relationships=source,
+        )
+        for chunk in chunks
+    ]

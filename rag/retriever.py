@@ -1,0 +1,177 @@
+"""Question -> ranked abstracts: dense (Chroma), keyword (BM25) or both fused by weighted reciprocal rank.
+
+Queries go to the Chroma collection directly rather than through llama-index's ChromaVectorStore: importing
+llama-index costs two seconds of a cold `rag search`, and the query is a single call.
+
+Each ranking is first collapsed to one entry per abstract (its best chunk), then the rankings are fused, so an
+abstract with several matching chunks takes one place, not several. llama-index's QueryFusionRetriever fuses
+chunks rather than abstracts and has no weights for reciprocal-rank fusion, hence the few lines here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from rag import store
+from rag.errors import BadInput
+from rag.keyword_index import KeywordIndex
+from rag.records import SearchResult
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
+
+    from rag.embedder import Embedder
+
+Mode = Literal["dense", "keyword", "hybrid"]
+
+
+@dataclass
+class Hit:
+    chunk_id: str
+    doc_id: str
+    score: float
+
+
+class Retriever:
+    """Loads the models and indexes once; search() is then cheap (tens of milliseconds)."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        from rag.embedder import load_embedder
+        from rag.ingest import rebuild_keyword_index
+
+        self.settings = settings
+        collection = store.open_collection(settings, create=False)
+        if collection is None or collection.count() == 0:
+            raise BadInput("the index is empty: run `rag ingest PATH` first (for example `rag ingest seeds/`)")
+        self.collection: Collection = collection
+        keyword = KeywordIndex.load(settings.keyword_dir)
+        if keyword is None or keyword.manifest["chunks"] != collection.count():
+            rebuild_keyword_index(collection, settings)  # another process or machine changed the collection
+            keyword = KeywordIndex.load(settings.keyword_dir)
+        assert keyword is not None
+        self.keyword = keyword
+        self.embedder = embedder or load_embedder(
+            settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size
+        )
+
+    @property
+    def manifest(self) -> dict:
+        return self.keyword.manifest
+
+    def search(
+        self,
+        question: str,
+        k: int | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+        mode: Mode = "hybrid",
+    ) -> list[SearchResult]:
+        question = self.check_question(question)
+        venue = self.check_venue(venue)
+        self.check_year(year)
+        k = k or self.settings.top_k
+        pool = max(self.settings.candidates, k)
+        dense = self._dense(question, pool, venue, year) if mode != "keyword" else []
+        keyword = self._keyword(question, pool, venue, year) if mode != "dense" else []
+        dense, keyword = collapse(dense), collapse(keyword)
+        if mode == "hybrid":
+            weights = (self.settings.dense_weight, self.settings.keyword_weight)
+            ranked = fuse([dense, keyword], weights, self.settings.rrf_k)
+        else:  # a single ranking keeps its own scores (cosine similarity or BM25)
+            ranked = [(hit, hit.score) for hit in dense or keyword]
+        return self._results(ranked[:k], {hit.doc_id: hit.score for hit in dense})
+
+    def check_question(self, question: str) -> str:
+        question = question.strip()
+        if not question:
+            raise BadInput("the question is empty")
+        if len(question) > self.settings.max_question_chars:
+            raise BadInput(
+                f"the question has {len(question)} characters; the limit is "
+                f"{self.settings.max_question_chars} (RAG_MAX_QUESTION_CHARS)"
+            )
+        return question
+
+    def check_venue(self, venue: str | None) -> str | None:
+        if venue is None:
+            return None
+        known = [v for v in self.manifest["venues"] if v != "unknown"]
+        for name in known:
+            if name.lower() == venue.strip().lower():
+                return name
+        raise BadInput(f"unknown venue {venue!r}; indexed venues: {', '.join(known) or 'none'}")
+
+    def check_year(self, year: int | None) -> None:
+        if year is not None and str(year) not in self.manifest["years"]:
+            known = [y for y in self.manifest["years"] if y != "unknown"]
+            raise BadInput(f"no indexed abstract is from {year}; indexed years: {', '.join(known) or 'none'}")
+
+    def _dense(self, question: str, pool: int, venue: str | None, year: int | None) -> list[Hit]:
+        conditions: list[dict] = [{"venue": venue}] if venue else []
+        if year:
+            conditions.append({"year": year})
+        where = conditions[0] if len(conditions) == 1 else ({"$and": conditions} if conditions else None)
+        found = self.collection.query(
+            query_embeddings=[self.embedder.embed_query(question)],
+            n_results=min(pool, self.collection.count()),
+            where=where,
+            include=["metadatas", "distances"],
+        )
+        return [
+            Hit(chunk_id, str(meta["doc_id"]), 1.0 - distance)  # cosine distance -> similarity
+            for chunk_id, meta, distance in zip(
+                found["ids"][0], found["metadatas"][0], found["distances"][0], strict=True
+            )
+        ]
+
+    def _keyword(self, question: str, pool: int, venue: str | None, year: int | None) -> list[Hit]:
+        return [
+            Hit(chunk_id, chunk_id.rsplit("::", 1)[0], score)
+            for chunk_id, score in self.keyword.search(question, pool, venue, year)
+        ]
+
+    def _results(self, fused: list[tuple[Hit, float]], cosine: dict[str, float]) -> list[SearchResult]:
+        chunks = store.get_chunks(self.collection, [hit.chunk_id for hit, _ in fused])
+        results = []
+        for rank, (hit, score) in enumerate(fused, start=1):
+            text, meta = chunks[hit.chunk_id]
+            results.append(
+                SearchResult(
+                    rank=rank,
+                    doc_id=hit.doc_id,
+                    score=score,
+                    text=text,
+                    venue=meta.get("venue") or None,
+                    year=int(meta["year"]) if meta.get("year") else None,
+                    title=meta.get("title") or None,
+                    chunk_id=hit.chunk_id,
+                    dense_score=cosine.get(hit.doc_id),
+                    metadata=meta,
+                )
+            )
+        return results
+
+
+def collapse(hits: list[Hit]) -> list[Hit]:
+    """Keep each abstract's best-ranked chunk, in rank order."""
+    seen: dict[str, Hit] = {}
+    for hit in hits:
+        seen.setdefault(hit.doc_id, hit)
+    return list(seen.values())
+
+
+def fuse(rankings: list[list[Hit]], weights: tuple[float, ...], rrf_k: int) -> list[tuple[Hit, float]]:
+    """Weighted reciprocal-rank fusion of abstract rankings; the representative chunk is the one of the
+    ranking that contributes most to the abstract's score."""
+    scores: dict[str, float] = {}
+    best: dict[str, tuple[float, Hit]] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, hit in enumerate(ranking, start=1):
+            contribution = weight / (rrf_k + rank)
+            scores[hit.doc_id] = scores.get(hit.doc_id, 0.0) + contribution
+            if hit.doc_id not in best or contribution > best[hit.doc_id][0]:
+                best[hit.doc_id] = (contribution, hit)
+    ordered = sorted(scores, key=lambda doc_id: -scores[doc_id])
+    return [(best[doc_id][1], scores[doc_id]) for doc_id in ordered]

@@ -1,0 +1,77 @@
+"""The one typed settings object, read from the environment and a .env file.
+
+Every field is documented in .env.example. Most variables carry the RAG_ prefix; the Chroma server and
+OpenAI variables use the names those tools document (CHROMA_HOST, OPENAI_API_KEY, ...).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LlmBackend = Literal["auto", "local", "openai", "openai-compatible", "extractive"]
+
+
+def _env(name: str, *aliases: str) -> AliasChoices:
+    return AliasChoices(name, *aliases)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True)
+
+    # Storage
+    data_dir: Path = Field(Path("data"), validation_alias=_env("RAG_DATA_DIR"))
+    chroma_host: str | None = Field(None, validation_alias=_env("CHROMA_HOST"))
+    chroma_port: int = Field(8000, validation_alias=_env("CHROMA_PORT"))
+    chroma_ssl: bool = Field(False, validation_alias=_env("CHROMA_SSL"))
+    collection: str = Field(
+        "abstracts",
+        validation_alias=_env("RAG_COLLECTION", "CHROMA_COLLECTION"),
+        min_length=3,
+        max_length=512,
+        pattern=r"^[a-zA-Z0-9._-]+$",
+    )
+
+    # Embeddings and chunking
+    embedding_model: str = Field("", validation_alias=_env("RAG_EMBEDDING_MODEL"))
+    model_cache: Path | None = Field(None, validation_alias=_env("RAG_MODEL_CACHE"))
+    embed_batch_size: int = Field(32, ge=1, validation_alias=_env("RAG_EMBED_BATCH_SIZE"))
+    ingest_batch_size: int = Field(128, ge=1, validation_alias=_env("RAG_INGEST_BATCH_SIZE"))
+    chunk_size: int = Field(700, ge=100, validation_alias=_env("RAG_CHUNK_SIZE"))
+    chunk_overlap: int = Field(1, ge=0, validation_alias=_env("RAG_CHUNK_OVERLAP"))
+
+    # Retrieval
+    top_k: int = Field(5, ge=1, le=100, validation_alias=_env("RAG_TOP_K"))
+    candidates: int = Field(50, ge=1, validation_alias=_env("RAG_CANDIDATES"))
+    dense_weight: float = Field(1.0, ge=0, validation_alias=_env("RAG_DENSE_WEIGHT"))
+    keyword_weight: float = Field(1.0, ge=0, validation_alias=_env("RAG_KEYWORD_WEIGHT"))
+    rrf_k: int = Field(60, ge=1, validation_alias=_env("RAG_RRF_K"))
+    max_question_chars: int = Field(2000, ge=1, validation_alias=_env("RAG_MAX_QUESTION_CHARS"))
+
+    # LLM
+    llm_backend: LlmBackend = Field("auto", validation_alias=_env("RAG_LLM_BACKEND"))
+    llm_model_path: str = Field("", validation_alias=_env("RAG_LLM_MODEL_PATH"))
+    llm_context_size: int = Field(2048, ge=256, validation_alias=_env("RAG_LLM_CONTEXT_SIZE"))
+    llm_threads: int = Field(2, ge=1, validation_alias=_env("RAG_LLM_THREADS"))
+    llm_max_tokens: int = Field(256, ge=16, validation_alias=_env("RAG_LLM_MAX_TOKENS"))
+    llm_temperature: float = Field(0.1, ge=0, le=2, validation_alias=_env("RAG_LLM_TEMPERATURE"))
+    llm_timeout_s: float = Field(60.0, gt=0, validation_alias=_env("RAG_LLM_TIMEOUT"))
+    openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    openai_model: str = Field("gpt-4o-mini", validation_alias=_env("RAG_OPENAI_MODEL", "OPENAI_MODEL"))
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def model_cache_dir(self) -> Path:
+        """Where embedding models exported to ONNX are kept (once per model)."""
+        return self.model_cache or self.data_dir / "models"
+
+    @property
+    def keyword_dir(self) -> Path:
+        return self.data_dir / "keyword" / self.collection

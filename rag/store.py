@@ -1,0 +1,113 @@
+"""The vector store: Chroma, embedded (PersistentClient under the data directory) or a server (CHROMA_HOST).
+
+Chunks are written and queried through llama-index's ChromaVectorStore; the few calls it does not offer (reading
+the stored state of documents, deleting by document, paging through every chunk) use the collection directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+PAGE = 1000  # ids per get/delete call, well under Chroma's batch limit
+
+
+@dataclass(frozen=True)
+class StoredDoc:
+    content_hash: str
+    expected_chunks: int
+    present_chunks: int
+
+    @property
+    def complete(self) -> bool:
+        return self.present_chunks == self.expected_chunks
+
+
+def open_collection(settings: Settings, create: bool = True) -> Collection | None:
+    """The chunk collection, created with cosine distance; None when create=False and it does not exist."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        try:
+            client = chromadb.HttpClient(
+                host=settings.chroma_host,
+                port=settings.chroma_port,
+                ssl=settings.chroma_ssl,
+                settings=chroma_settings,
+            )
+            client.heartbeat()
+        except Exception as exc:
+            raise RuntimeError(
+                f"cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({exc})"
+            ) from None
+    else:
+        if not create and not settings.chroma_path.exists():
+            return None
+        settings.chroma_path.mkdir(parents=True, exist_ok=True)
+        client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+    if not create:
+        try:
+            return client.get_collection(settings.collection, embedding_function=None)
+        except Exception:  # chromadb raises NotFoundError (or ValueError in older releases)
+            return None
+    return client.get_or_create_collection(
+        settings.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+    )
+
+
+def vector_store(collection: Collection) -> ChromaVectorStore:
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    return ChromaVectorStore(chroma_collection=collection)
+
+
+def stored_docs(collection: Collection, doc_ids: list[str]) -> dict[str, StoredDoc]:
+    """What the collection holds for these documents: their content hash and how many chunks are present."""
+    found: dict[str, StoredDoc] = {}
+    for i in range(0, len(doc_ids), PAGE):
+        batch = doc_ids[i : i + PAGE]
+        got = collection.get(where={"doc_id": {"$in": batch}}, include=["metadatas"])
+        for meta in got["metadatas"] or []:
+            doc_id = str(meta["doc_id"])
+            previous = found.get(doc_id)
+            same_hash = previous is None or previous.content_hash == meta.get("content_hash")
+            found[doc_id] = StoredDoc(
+                content_hash=str(meta.get("content_hash", "")) if same_hash else "",
+                expected_chunks=int(meta.get("n_chunks", 0)),
+                present_chunks=(previous.present_chunks if previous else 0) + 1,
+            )
+    return found
+
+
+def delete_docs(collection: Collection, doc_ids: list[str]) -> None:
+    for i in range(0, len(doc_ids), PAGE):
+        collection.delete(where={"doc_id": {"$in": doc_ids[i : i + PAGE]}})
+
+
+def iter_chunks(collection: Collection) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every stored chunk as (id, text, metadata), page by page."""
+    offset = 0
+    while True:
+        got = collection.get(include=["documents", "metadatas"], limit=PAGE, offset=offset)
+        ids = got["ids"]
+        if not ids:
+            return
+        yield from zip(ids, got["documents"] or [], got["metadatas"] or [], strict=True)
+        offset += len(ids)
+
+
+def get_chunks(collection: Collection, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    got = collection.get(ids=chunk_ids, include=["documents", "metadatas"])
+    return {
+        cid: (text, meta)
+        for cid, text, meta in zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True)
+    }

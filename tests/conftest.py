@@ -1,0 +1,124 @@
+"""Shared fixtures: every test runs against the real embedded Chroma and the real bundled embedding model.
+
+The ONNX export of the embedding model is cached for the whole session, and the seeds are ingested once into a
+session index that read-only tests share; tests that write get their own data directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rag.ingest import ingest
+from rag.retriever import Retriever
+from rag.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, model_cache: Path):
+    """Settings for a fresh data directory (environment variables do not leak in)."""
+
+    def make(**overrides) -> Settings:
+        values = {"data_dir": tmp_path / "data", "model_cache": model_cache, "chroma_host": None, **overrides}
+        return Settings(_env_file=None, **values)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def seeds_settings(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Settings:
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path_factory.mktemp("seeds-index"),
+        model_cache=model_cache,
+        chroma_host=None,
+    )
+    ingest([SEEDS], settings)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def seeds_retriever(seeds_settings: Settings) -> Retriever:
+    return Retriever(seeds_settings)
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, model_cache: Path) -> dict[str, str]:
+    """Environment for `rag` subprocesses: a fresh data directory and the session's model cache."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
+    env.update({"RAG_DATA_DIR": str(tmp_path / "data"), "RAG_MODEL_CACHE": str(model_cache)})
+    return env
+
+
+def run_rag(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 300):
+    return subprocess.run(
+        [sys.executable, "-m", "rag.cli", *args],
+        env=env,
+        cwd=cwd or ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real `chroma run` server on a free loopback port, stopped after the session."""
+    chroma = shutil.which("chroma", path=str(Path(sys.executable).parent)) or shutil.which("chroma")
+    assert chroma, "the chroma command comes with the chromadb package"
+    port = free_port()
+    log = (tmp_path_factory.mktemp("chroma-server") / "server.log").open("w")
+    path = tmp_path_factory.mktemp("chroma-server-data")
+    proc = subprocess.Popen(
+        [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    import chromadb
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat()
+            break
+        except Exception:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"chroma run did not start; see {log.name}") from None
+            time.sleep(0.3)
+    yield ("127.0.0.1", port)
+    proc.terminate()
+    proc.wait(timeout=30)
+    log.close()
+
+
+def write_jsonl(path: Path, records: list[dict | str]) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+def load_questions(path: Path = SEEDS_QA) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
