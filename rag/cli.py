@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         first = exc.errors()[0]
         err(f"invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}")
         return 2
-    except (click_errors.Abort, typer.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         err("interrupted")
         return 130
     except BadInput as exc:

@@ -106,6 +106,8 @@ def iter_chunks(collection: Collection) -> Iterator[tuple[str, str, dict[str, An
 
 
 def get_chunks(collection: Collection, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    if not chunk_ids:
+        return {}
     got = collection.get(ids=chunk_ids, include=["documents", "metadatas"])
     return {
         cid: (text, meta)

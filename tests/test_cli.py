@@ -1,0 +1,128 @@
+"""The `rag` command line: the --json contract, exit codes and one-line errors, lazy imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SEEDS, run_rag, write_jsonl
+
+
+@pytest.fixture
+def seeds_env(cli_env, seeds_settings) -> dict[str, str]:
+    return {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir)}
+
+
+def test_help_does_not_import_heavy_libraries() -> None:
+    code = (
+        "import sys; from rag.cli import main; rc = main(['--help']); "
+        "heavy = [m for m in ('torch', 'chromadb', 'onnxruntime', 'llama_index', 'sentence_transformers', 'bm25s') "
+        "if m in sys.modules]; print(rc, heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip().splitlines()[-1] == "0 []"
+    assert "ingest" in out.stdout and "search" in out.stdout and "stats" in out.stdout
+
+
+def test_search_json_contract(seeds_env) -> None:
+    out = run_rag("search", "protein language model with atom-level modeling", "--json", "-k", "3", env=seeds_env)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) == {"query", "results"}
+    assert data["query"] == "protein language model with atom-level modeling"
+    assert len(data["results"]) == 3
+    for rank, result in enumerate(data["results"], start=1):
+        assert set(result) == {"rank", "doc_id", "score", "venue", "year", "title", "text"}
+        assert result["rank"] == rank
+        assert isinstance(result["score"], float) and isinstance(result["year"], int)
+        assert result["venue"] in ("ICML", "ICLR") and result["title"] is None and result["text"]
+    assert data["results"][0]["doc_id"] == "000_c1913070b188e76b#8"
+
+
+def test_search_filters_from_the_command_line(seeds_env) -> None:
+    out = run_rag("search", "robustness", "--venue", "ICLR", "--year", "2024", "--json", env=seeds_env)
+    assert out.returncode == 0, out.stderr
+    assert {r["venue"] for r in json.loads(out.stdout)["results"]} == {"ICLR"}
+
+
+def test_stats(seeds_env) -> None:
+    out = run_rag("stats", "--json", env=seeds_env)
+    info = json.loads(out.stdout)
+    assert (info["abstracts"], info["venues"], info["years"]) == (95, {"ICLR": 57, "ICML": 38}, {"2024": 95})
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", ""], "the question is empty"),
+        (["search", "q" * 2001], "the limit is 2000"),
+        (["search", "robustness", "--venue", "NeurIPS"], "unknown venue 'NeurIPS'"),
+        (["search", "robustness", "--mode", "fuzzy"], "unknown --mode"),
+        (["search", "robustness", "-k", "0"], "-k"),
+        (["search"], "Missing argument"),
+        (["frobnicate"], "No such command"),
+    ],
+)
+def test_bad_search_input_exits_2_with_one_line(seeds_env, args: list[str], message: str) -> None:
+    out = run_rag(*args, env=seeds_env)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_search_on_an_empty_index_says_what_to_do(cli_env) -> None:
+    out = run_rag("search", "anything", env=cli_env)
+    assert out.returncode == 2 and "rag ingest" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("missing.jsonl", None, "no such file"),
+        ("empty.jsonl", b"", "empty"),
+        ("binary.csv", b"\x00\x01\x02abstract", "binary"),
+    ],
+)
+def test_unreadable_input_exits_2_and_writes_nothing(cli_env, tmp_path: Path, name, content, message) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    out = run_rag("ingest", str(SEEDS), str(path), env=cli_env)
+    assert out.returncode == 2 and message in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert not (Path(cli_env["RAG_DATA_DIR"]) / "chroma").exists()
+
+
+def test_malformed_records_are_reported_and_the_rest_ingested(cli_env, tmp_path: Path) -> None:
+    corpus = write_jsonl(
+        tmp_path / "mixed.jsonl",
+        [
+            {"doc_id": "ok", "abstract": "A valid abstract. It has two sentences."},
+            "{oops",
+            {"doc_id": "empty", "title": "No text"},
+        ],
+    )
+    out = run_rag("ingest", str(corpus), env=cli_env)
+    assert out.returncode == 2
+    assert f"{corpus}:2: malformed JSON" in out.stderr and f"{corpus}:3: record has no abstract" in out.stderr
+    assert "added 1, updated 0, unchanged 0, skipped 2" in out.stdout
+    stats = json.loads(run_rag("stats", "--json", env=cli_env).stdout)
+    assert stats["abstracts"] == 1
+
+
+def test_ingest_is_idempotent_from_the_command_line(cli_env, tmp_path: Path) -> None:
+    corpus = write_jsonl(
+        tmp_path / "two.jsonl", [{"abstract": "First abstract. Short."}, {"abstract": "Second one. Also short."}]
+    )
+    first = run_rag("ingest", str(corpus), env=cli_env)
+    assert first.returncode == 0 and "added 2, updated 0, unchanged 0, skipped 0" in first.stdout
+    second = run_rag("ingest", str(corpus), env=cli_env)
+    assert second.returncode == 0 and "added 0, updated 0, unchanged 2, skipped 0 (0 chunks written)" in second.stdout
+
+
+def test_invalid_setting_exits_2(cli_env) -> None:
+    out = run_rag("stats", env={**cli_env, "RAG_TOP_K": "many"})
+    assert out.returncode == 2 and "RAG_TOP_K" in out.stderr

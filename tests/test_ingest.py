@@ -1,0 +1,135 @@
+"""Ingestion into a real embedded Chroma: counts, idempotence, replacement of changed abstracts, crash safety."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SEEDS, write_jsonl
+
+from rag import store
+from rag.chunker import chunk_paper
+from rag.errors import BadInput
+from rag.ingest import ingest
+from rag.keyword_index import read_manifest
+from rag.loaders import load_corpus
+from rag.retriever import Retriever
+
+PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
+
+
+def expected_chunk_ids(paths, settings) -> set[str]:
+    return {
+        c.chunk_id
+        for p in load_corpus(paths).papers
+        for c in chunk_paper(p, settings.chunk_size, settings.chunk_overlap)
+    }
+
+
+def stored_ids(settings) -> list[str]:
+    collection = store.open_collection(settings, create=False)
+    return list(collection.get(include=[])["ids"]) if collection else []
+
+
+def test_seeds_are_indexed_with_the_right_chunks(seeds_settings) -> None:
+    ids = stored_ids(seeds_settings)
+    assert len(ids) == len(set(ids))
+    assert set(ids) == expected_chunk_ids([SEEDS], seeds_settings)
+    manifest = read_manifest(seeds_settings.keyword_dir)
+    assert manifest["docs"] == 95 and manifest["chunks"] == len(ids)
+    assert manifest["venues"] == {"ICLR": 57, "ICML": 38}
+
+
+def test_reingest_adds_nothing(seeds_settings) -> None:
+    before = stored_ids(seeds_settings)
+    report = ingest([SEEDS], seeds_settings)
+    assert (report.added, report.updated, report.unchanged, report.chunks_written) == (0, 0, 95, 0)
+    assert sorted(stored_ids(seeds_settings)) == sorted(before)
+
+
+def test_changed_abstract_replaces_its_chunks(make_settings, tmp_path: Path) -> None:
+    settings = make_settings(chunk_size=200)
+    long_text = " ".join(f"Sentence number {i} talks about graph neural networks." for i in range(12))
+    corpus = write_jsonl(
+        tmp_path / "c.jsonl",
+        [{"doc_id": "p1", "abstract": long_text}, {"doc_id": "p2", "abstract": "Other paper. About robots."}],
+    )
+    first = ingest([corpus], settings)
+    assert (first.added, first.updated) == (2, 0)
+    old = [i for i in stored_ids(settings) if i.startswith("p1::")]
+    assert len(old) > 2
+    write_jsonl(
+        corpus,
+        [
+            {"doc_id": "p1", "abstract": "Now a short abstract about protein folding."},
+            {"doc_id": "p2", "abstract": "Other paper. About robots."},
+        ],
+    )
+    second = ingest([corpus], settings)
+    assert (second.added, second.updated, second.unchanged) == (0, 1, 1)
+    assert [i for i in stored_ids(settings) if i.startswith("p1::")] == ["p1::0"]
+    hits = Retriever(settings).search("protein folding", k=1)
+    assert hits[0].doc_id == "p1" and hits[0].text == "Now a short abstract about protein folding."
+    assert Retriever(settings).search("graph neural networks sentence number", k=2, mode="keyword") == []
+
+
+def test_bad_file_writes_nothing(make_settings, tmp_path: Path) -> None:
+    settings = make_settings()
+    good = write_jsonl(tmp_path / "good.jsonl", [{"doc_id": "g", "abstract": "Fine text. Really fine."}])
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(BadInput):
+        ingest([good, tmp_path / "empty.csv"], settings)
+    assert stored_ids(settings) == []
+
+
+@pytest.mark.slow
+def test_killed_ingest_is_completed_by_the_next_run(cli_env, tmp_path: Path) -> None:
+    """Kill -9 a real `rag ingest` after its first stored batch; the re-run must end with exactly the right chunks."""
+    corpus = write_jsonl(tmp_path / "part.jsonl", [json.loads(line) for line in PUBMED.read_text().splitlines()[:240]])
+    env = {**cli_env, "RAG_INGEST_BATCH_SIZE": "40"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "ingest", str(corpus), "-v"],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    for line in proc.stdout:
+        if line.startswith("stored "):
+            proc.send_signal(signal.SIGKILL)
+            break
+    proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, "the ingest finished before it could be killed"
+
+    from rag.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=Path(env["RAG_DATA_DIR"]), model_cache=Path(env["RAG_MODEL_CACHE"]))
+    partial = stored_ids(settings)
+    expected = expected_chunk_ids([corpus], settings)
+    assert 0 < len(partial) < len(expected)
+
+    rerun = subprocess.run(
+        [sys.executable, "-m", "rag.cli", "ingest", str(corpus)], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    final = stored_ids(settings)
+    assert len(final) == len(set(final)) == len(expected)
+    assert set(final) == expected
+    assert read_manifest(settings.keyword_dir)["chunks"] == len(expected)
+
+
+@pytest.mark.slow
+def test_ingest_and_search_through_a_chroma_server(chroma_server, make_settings) -> None:
+    host, port = chroma_server
+    settings = make_settings(chroma_host=host, chroma_port=port, collection="server-seeds")
+    report = ingest([SEEDS], settings)
+    assert report.added == 95
+    assert ingest([SEEDS], settings).unchanged == 95
+    import chromadb
+
+    remote = chromadb.HttpClient(host=host, port=port).get_collection("server-seeds")
+    assert remote.count() == len(expected_chunk_ids([SEEDS], settings))
+    hits = Retriever(settings).search("protein language model at the atom scale", k=3)
+    assert hits[0].doc_id == "000_c1913070b188e76b#8"
+    assert not (settings.data_dir / "chroma").exists()  # nothing went to the embedded store
