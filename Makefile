@@ -27,7 +27,7 @@ run: setup
 	fi
 	$(BIN)/rag search "$(EXAMPLE_QUESTION)" --data-dir $(DATA_DIR)
 
-test: setup
+test: setup lint
 	$(BIN)/pytest
 
 lint:

@@ -210,3 +210,10 @@ def _st_config(model_dir: Path) -> dict:
 
 def _read_json(path: Path) -> dict | list | None:
     return json.loads(path.read_text()) if path.exists() else None
+
+
+if __name__ == "__main__":  # `python -m rag.embedder`: prepare (export) the configured model ahead of time
+    from rag.settings import Settings
+
+    settings = Settings()
+    load_embedder(settings.embedding_model, settings.model_cache_dir)
