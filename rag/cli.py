@@ -112,6 +112,81 @@ def search(
         print(f"    {r.title + ': ' if r.title else ''}{_shorten(r.text, 300)}")
 
 
+Backend = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="LLM backend: local, openai, openai-compatible or extractive (default: RAG_LLM_BACKEND, auto).",
+        show_default=False,
+    ),
+]
+BACKENDS = ("auto", "local", "openai", "openai-compatible", "extractive")
+
+
+def check_backend(backend: str | None) -> str | None:
+    if backend is not None and backend not in BACKENDS:
+        raise BadInput(f"unknown --llm {backend!r}; use one of {', '.join(BACKENDS)}")
+    return None if backend == "auto" else backend
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question, in plain words.")],
+    as_json: AsJson = False,
+    backend: Backend = None,
+    top_k: TopK = None,
+    venue: Venue = None,
+    year: Year = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Answer a question from the abstracts; every sentence is cited and verified."""
+    from rag.answerer import Engine
+    from rag.presenters import answer_to_terminal
+
+    backend = check_backend(backend)
+    if not question.strip():
+        raise BadInput("the question is empty")
+    engine = Engine(load_settings(data_dir))
+    if as_json:
+        answer = engine.ask(question, backend, top_k, venue, year)
+        print(json.dumps(answer.contract(), ensure_ascii=False))
+        return
+    answer_to_terminal(lambda on_event: engine.ask(question, backend, top_k, venue, year, on_event=on_event))
+
+
+@app.command()
+def summarize(
+    topic: Annotated[str, typer.Argument(help="The topic to summarize across abstracts.")],
+    as_json: AsJson = False,
+    backend: Backend = None,
+    top_k: Annotated[
+        int | None, typer.Option("-k", "--top-k", min=1, max=30, help="Abstracts to draw on (default 8).")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Write a short cited summary of a topic: themes, then each paper's contribution."""
+    from rag.answerer import Engine
+    from rag.presenters import answer_to_terminal
+
+    backend = check_backend(backend)
+    if not topic.strip():
+        raise BadInput("the topic is empty")
+    engine = Engine(load_settings(data_dir))
+    if as_json:
+        print(json.dumps(engine.summarize(topic, backend, top_k).contract(), ensure_ascii=False))
+        return
+    answer_to_terminal(lambda on_event: engine.summarize(topic, backend, top_k, on_event=on_event))
+
+
+@app.command()
+def chat(backend: Backend = None, data_dir: DataDir = None) -> None:
+    """Talk with the abstracts: follow-up questions are understood in context. /reset, /sources, /quit."""
+    from rag.answerer import Engine
+    from rag.presenters import chat_loop
+
+    chat_loop(Engine(load_settings(data_dir)), check_backend(backend))
+
+
 @app.command()
 def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """Show what is indexed: abstracts, chunks, venues and years."""

@@ -25,6 +25,8 @@ from rag.settings import Settings
 if TYPE_CHECKING:
     from llama_index.core.schema import TextNode
 
+SPAN_KEYS = ("chunk_index", "start", "end")
+SCHEMA = 2  # bump when the stored chunk metadata changes, so the next ingest rewrites old chunks
 Progress = Callable[[int, int], None]  # (abstracts stored so far, abstracts to store)
 
 
@@ -72,7 +74,7 @@ def content_hash(paper: Paper, settings: Settings) -> str:
     """Changes when the paper, the chunking or the embedding model changes."""
     fields = [
         paper.abstract, paper.title, list(paper.authors), paper.venue, paper.year, paper.url,
-        list(paper.keywords), settings.chunk_size, settings.chunk_overlap, settings.embedding_model,
+        list(paper.keywords), settings.chunk_size, settings.chunk_overlap, settings.embedding_model, SCHEMA,
     ]  # fmt: skip
     return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:24]
 
@@ -136,9 +138,9 @@ def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
             text=chunk.text,
             start_char_idx=chunk.start,
             end_char_idx=chunk.end,
-            metadata={**metadata, "chunk_index": chunk.index},
-            excluded_embed_metadata_keys=[*hidden, "chunk_index"],
-            excluded_llm_metadata_keys=[*metadata, "chunk_index"],
+            metadata={**metadata, "chunk_index": chunk.index, "start": chunk.start, "end": chunk.end},
+            excluded_embed_metadata_keys=[*hidden, *SPAN_KEYS],
+            excluded_llm_metadata_keys=[*metadata, *SPAN_KEYS],
             relationships=source,
         )
         for chunk in chunks

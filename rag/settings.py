@@ -51,6 +51,15 @@ class Settings(BaseSettings):
     rrf_k: int = Field(60, ge=1, validation_alias=_env("RAG_RRF_K"))
     max_question_chars: int = Field(2000, ge=1, validation_alias=_env("RAG_MAX_QUESTION_CHARS"))
 
+    # Answering and verification
+    refusal_threshold: float = Field(0.45, ge=-1, le=1, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
+    support_threshold: float = Field(0.55, ge=-1, le=1, validation_alias=_env("RAG_SUPPORT_THRESHOLD"))
+    extractive_margin: float = Field(0.93, gt=0, le=1, validation_alias=_env("RAG_EXTRACTIVE_MARGIN"))
+    prompt_sources: int = Field(3, ge=1, le=20, validation_alias=_env("RAG_PROMPT_SOURCES"))
+    prompt_chars: int = Field(300, ge=100, validation_alias=_env("RAG_PROMPT_CHARS"))
+    summary_k: int = Field(8, ge=1, le=30, validation_alias=_env("RAG_SUMMARY_K"))
+    chat_history_turns: int = Field(6, ge=1, le=50, validation_alias=_env("RAG_CHAT_HISTORY_TURNS"))
+
     # LLM
     llm_backend: LlmBackend = Field("auto", validation_alias=_env("RAG_LLM_BACKEND"))
     llm_model_path: str = Field("", validation_alias=_env("RAG_LLM_MODEL_PATH"))

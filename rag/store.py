@@ -113,3 +113,20 @@ def get_chunks(collection: Collection, chunk_ids: list[str]) -> dict[str, tuple[
         cid: (text, meta)
         for cid, text, meta in zip(got["ids"], got["documents"] or [], got["metadatas"] or [], strict=True)
     }
+
+
+def get_abstracts(collection: Collection, doc_ids: list[str]) -> dict[str, str]:
+    """Each document's abstract, put back together from its chunks' character spans."""
+    abstracts: dict[str, str] = {}
+    if not doc_ids:
+        return abstracts
+    got = collection.get(where={"doc_id": {"$in": doc_ids}}, include=["documents", "metadatas"])
+    pieces: dict[str, list[tuple[int, str]]] = {}
+    for text, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=True):
+        pieces.setdefault(str(meta["doc_id"]), []).append((int(meta.get("start", 0)), text))
+    for doc_id, parts in pieces.items():
+        abstract = ""
+        for start, text in sorted(parts):
+            abstract = abstract.ljust(start) + text[max(len(abstract) - start, 0) :]
+        abstracts[doc_id] = abstract
+    return abstracts

@@ -115,6 +115,50 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory):
     log.close()
 
 
+def start_llama_server(log_path: Path) -> tuple[subprocess.Popen, str]:
+    """llama-cpp-python's OpenAI-compatible server with the bundled GGUF, on a free loopback port."""
+    import httpx
+
+    from rag.llm import find_gguf
+
+    port = free_port()
+    log = log_path.open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf(Settings(_env_file=None))),
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+         "--model_alias", "smollm2"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(f"{base_url}/models", timeout=2).status_code == 200:
+                return proc, base_url
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"the llama.cpp server did not start; see {log_path}")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory):
+    proc, base_url = start_llama_server(tmp_path_factory.mktemp("llama-server") / "server.log")
+    yield base_url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def engine(seeds_settings: Settings):
+    """One shared engine over the seed index (as the UI and CLI use it: models loaded once)."""
+    from rag.answerer import Engine
+
+    return Engine(seeds_settings)
+
+
 def write_jsonl(path: Path, records: list[dict | str]) -> Path:
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
     return path

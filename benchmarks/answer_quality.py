@@ -1,0 +1,80 @@
+"""Benchmark: answer quality and latency per backend on an evaluation set. Prints a Markdown table.
+
+    .venv/bin/python benchmarks/answer_quality.py --backend extractive --backend local
+
+Citation precision is the share of cited abstracts that are gold; answered is the share of answerable questions
+that got an answer (not a refusal); refused is the share of unanswerable questions refused; must_contain is the
+share of must_contain entries (alternatives separated by |) found in the answers to answerable questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pct(values: list[float], p: int) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[p - 1]
+
+
+def contains(answer: str, entry: str) -> bool:
+    return any(alt.strip().lower() in answer.lower() for alt in entry.split("|"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", type=Path, default=ROOT / "eval" / "datasets" / "seeds_qa.jsonl")
+    parser.add_argument("--backend", action="append", help="backends to compare (default: extractive, local)")
+    parser.add_argument("--data-dir", type=Path, help="an index holding the dataset's corpus (default: ./data)")
+    parser.add_argument("--show", action="store_true", help="print every answer")
+    args = parser.parse_args()
+
+    from rag.answerer import Engine
+    from rag.settings import Settings
+
+    settings = Settings(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    engine = Engine(settings)
+    rows = [json.loads(line) for line in args.dataset.read_text().splitlines() if line.strip()]
+    print(f"\n## Answers on {args.dataset.name} ({len(rows)} questions)\n")
+    print("| backend | citation precision | answered | refused | must_contain | first token p50 / p95 | total p50 / p95 |")
+    print("|---|---|---|---|---|---|---|")
+    for backend in args.backend or ["extractive", "local"]:
+        engine.ask("warm-up: what is sharpness-aware minimization?", backend)
+        cited = gold_cited = answered = answerable = refused = unanswerable = hits = entries = 0
+        first, total = [], []
+        for q in rows:
+            start = time.perf_counter()
+            answer = engine.ask(q["question"], backend)
+            total.append((time.perf_counter() - start) * 1000)
+            first.append(answer.timings_ms.get("first_token", total[-1]))
+            if args.show:
+                print(f"- {q['id']}: {answer.answer} {[c.doc_id for c in answer.citations]}", file=sys.stderr)
+            if q.get("answerable", True):
+                answerable += 1
+                answered += not answer.refused
+                cited += len(answer.citations)
+                gold_cited += sum(c.doc_id in q["gold"] for c in answer.citations)
+                for entry in q.get("must_contain", []):
+                    entries += 1
+                    hits += contains(answer.answer, entry)
+            else:
+                unanswerable += 1
+                refused += answer.refused
+        print(
+            f"| {backend} | {gold_cited / max(cited, 1):.3f} | {answered / max(answerable, 1):.3f} | "
+            f"{refused / max(unanswerable, 1):.3f} | {hits / max(entries, 1):.3f} | "
+            f"{pct(first, 50) / 1000:.2f} s / {pct(first, 95) / 1000:.2f} s | "
+            f"{pct(total, 50) / 1000:.2f} s / {pct(total, 95) / 1000:.2f} s |"
+        )
+
+
+if __name__ == "__main__":
+    main()

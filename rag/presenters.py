@@ -1,0 +1,79 @@
+"""Terminal presentation of answers: verified sentences as they settle, then the numbered sources."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from rag.answerer import Answer, Engine, Event
+
+
+def print_sources(answer: Answer, out=None) -> None:
+    out = out or sys.stdout
+    if answer.note:
+        print(f"\nNote: {answer.note}", file=out)
+    if not answer.citations:
+        return
+    print("\nSources:", file=out)
+    for c in answer.citations:
+        where = " ".join(str(x) for x in (c.venue, c.year) if x)
+        print(f"  [{c.n}] {where} · {c.doc_id}{' · ' + c.title if c.title else ''}", file=out)
+        print(f'      "{c.quote}"', file=out)
+
+
+def answer_to_terminal(run: Callable[[Event], Answer]) -> Answer:
+    """Run a request, printing each verified sentence as soon as it is settled; a TTY also sees a live draft."""
+    live = sys.stdout.isatty()
+    draft: list[str] = []
+
+    def on_event(kind: str, text: str) -> None:
+        if kind == "token" and live:
+            draft.append(text)
+            tail = "".join(draft)[-70:].replace("\n", " ")
+            sys.stderr.write(f"\r\033[2K\033[2mdrafting… {tail}\033[0m")
+            sys.stderr.flush()
+        elif kind == "sentence":
+            if live:
+                sys.stderr.write("\r\033[2K")
+                draft.clear()
+            sys.stdout.write(text.lstrip(" ") + ("" if text.endswith("\n") else " "))
+            sys.stdout.flush()
+
+    answer = run(on_event)
+    if live:
+        sys.stderr.write("\r\033[2K")
+    print()
+    print_sources(answer)
+    return answer
+
+
+def chat_loop(engine: Engine, backend: str | None) -> None:
+    from rag.chat import ChatSession
+    from rag.errors import BadInput
+
+    session = ChatSession(engine, backend)
+    print("Ask about the indexed abstracts. Commands: /sources, /reset, /quit", file=sys.stderr)
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            print(file=sys.stderr)
+            return
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            return
+        if line == "/reset":
+            session.reset()
+            print("(conversation cleared)", file=sys.stderr)
+            continue
+        if line == "/sources":
+            if session.last is None:
+                print("(no answer yet)", file=sys.stderr)
+            else:
+                print_sources(session.last)
+            continue
+        try:
+            answer_to_terminal(lambda on_event, q=line: session.ask(q, on_event=on_event))
+        except BadInput as exc:
+            print(f"rag: {exc}", file=sys.stderr)
