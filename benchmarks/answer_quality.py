@@ -44,7 +44,9 @@ def main() -> None:
     engine = Engine(settings)
     rows = [json.loads(line) for line in args.dataset.read_text().splitlines() if line.strip()]
     print(f"\n## Answers on {args.dataset.name} ({len(rows)} questions)\n")
-    print("| backend | citation precision | answered | refused | must_contain | first token p50 / p95 | total p50 / p95 |")
+    print(
+        "| backend | citation precision | answered | refused | must_contain | first token p50 / p95 | total p50 / p95 |"
+    )
     print("|---|---|---|---|---|---|---|")
     for backend in args.backend or ["extractive", "local"]:
         engine.ask("warm-up: what is sharpness-aware minimization?", backend)

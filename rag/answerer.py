@@ -16,8 +16,8 @@ from typing import Any
 
 from rag import store
 from rag.chunker import sentence_spans
-from rag.extractive import extractive_answer, extractive_summary
-from rag.llm import LLM, LLMError, create_llm, resolve_backend
+from rag.extractive import extractive_answer, extractive_summary, key_sentences
+from rag.llm import LLM, LLMError, check_config, create_llm, resolve_backend
 from rag.records import SearchResult
 from rag.retriever import Retriever
 from rag.settings import Settings
@@ -115,6 +115,31 @@ class Citations:
         ]
 
 
+class Composer:
+    """Settles answer sentences one by one: verify, render with final citation numbers, report, emit."""
+
+    def __init__(self, citations: Citations, emit: Event) -> None:
+        self.citations = citations
+        self.emit = emit
+        self.rendered: list[str] = []
+        self.report = new_report()
+
+    def settle(self, sentence: str, verifier: Verifier) -> None:
+        label = SECTION.match(sentence)
+        verdict = verifier.check(sentence[label.end() :] if label else sentence)
+        if verdict.status == "dropped":
+            self.report["dropped"] += 1
+            self.report["dropped_sentences"].append({"text": verdict.text, "reason": verdict.reason})
+            return
+        self.report[verdict.status] += 1
+        heading = f"{label.group(1).capitalize()}: " if label else ""
+        self.rendered.append(("\n\n" if heading and self.rendered else "") + heading + self.citations.render(verdict))
+        self.emit("sentence", self.rendered[-1])
+
+    def text(self) -> str:
+        return " ".join(self.rendered).replace(" \n\n", "\n\n") if self.rendered else REFUSAL
+
+
 class Engine:
     """One per process: the retriever, the embedder and the LLMs, loaded once and shared by all requests."""
 
@@ -174,6 +199,7 @@ class Engine:
     def _run(self, question, query, backend, k, venue, year, on_event, kind: str) -> Answer:
         emit = on_event or (lambda kind_, text: None)
         backend = self.backend_name(backend)
+        check_config(self.settings, backend)  # a misconfigured backend is reported before any work is done
         clock = Timer()
         results = self.retriever.search(query, k, venue, year)
         clock.lap("retrieve")
@@ -181,64 +207,63 @@ class Engine:
             emit("sentence", REFUSAL)
             return Answer(question, REFUSAL, True, [], backend, clock.done(), new_report(), standalone_question=query)
         sources = self.sources_for(results)
-        verifier = Verifier(self.embedder, sources, self.settings.support_threshold)
-        citations = Citations({s.n: s for s in sources})
-        rendered: list[str] = []
-        report = new_report()
+        # Answers draw on the abstracts that score near the best one (several only when several are about
+        # equally relevant); the LLM sees only those, and only those can support its sentences.
+        focused = sources if kind == "summary" else focus(results, sources, self.settings)
+        composer = Composer(Citations({s.n: s for s in sources}), emit)
         note = None
-
-        def settle(sentence: str) -> None:
-            label = SECTION.match(sentence)
-            verdict = verifier.check(sentence[label.end() :] if label else sentence)
-            if verdict.status == "dropped":
-                report["dropped"] += 1
-                report["dropped_sentences"].append({"text": verdict.text, "reason": verdict.reason})
-                return
-            report[verdict.status] += 1
-            heading = f"{label.group(1).capitalize()}: " if label else ""
-            rendered.append(("\n\n" if heading and rendered else "") + heading + citations.render(verdict))
-            emit("sentence", rendered[-1])
-
         llm = self.llm(backend)
         if llm is not None:
+            verifier = Verifier(self.embedder, focused, self.settings.support_threshold, self.settings.support_coverage)
+            self.show_key_sentences(question, focused, verifier)
             try:
-                tokens = self._generate(llm, question, sources, kind)
-                for sentence in sentences_as_they_complete(
-                    tokens, lambda t: (clock.first("first_token"), emit("token", t))
-                ):
-                    settle(sentence)
+                tokens = self._generate(llm, question, focused, kind)
+                on_token = lambda t: (clock.first("first_token"), emit("token", t))  # noqa: E731
+                for sentence in sentences_as_they_complete(tokens, on_token):
+                    composer.settle(sentence, verifier)
             except LLMError as exc:
-                note = f"The {backend} backend failed ({exc}); this answer is extractive."
-                report["fallback"] = "extractive"
+                done = "the answer may be incomplete" if composer.rendered else "this answer is extractive"
+                note = f"The {backend} backend failed ({exc}); {done}."
             clock.lap("generate")
-        if not rendered:  # nothing verified survived (or no LLM): verbatim sentences instead
-            if llm is not None and report["fallback"] is None:
-                report["fallback"] = "extractive"
-                note = UNVERIFIED_NOTE
-            if note:
+        if not composer.rendered:  # nothing verified survived (or no LLM): verbatim sentences instead
+            if llm is not None:
+                composer.report["fallback"] = "extractive"
+                note = note or UNVERIFIED_NOTE
                 emit("note", note)
-            for prepared in sources:
-                verifier._prepare(prepared)
-            if kind == "summary":
-                text = extractive_summary(question, sources, self.embedder)
-            else:
-                text = extractive_answer(question, sources, self.embedder, margin=self.settings.extractive_margin)
-            for sentence in split_sentences(text):
-                clock.first("first_token")
-                settle(sentence)
+            self._extractive(question, sources, kind, composer, clock)
         clock.lap("verify")
-        answer = " ".join(rendered).replace(" \n\n", "\n\n") if rendered else REFUSAL
-        cited = citations.entries()
+        cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
-        return Answer(question, answer, not rendered, cited, backend if llm else "extractive", clock.done(),
-                      report, note, query, abstracts)  # fmt: skip
+        return Answer(question, composer.text(), not composer.rendered, cited, backend if llm else "extractive",
+                      clock.done(), composer.report, note, query, abstracts)  # fmt: skip
+
+    def show_key_sentences(self, question: str, sources: list[Source], verifier: Verifier) -> None:
+        """Give the LLM each abstract's key sentences for this question rather than the start of its best chunk:
+        small models copy what they are shown, so it had better be the part that answers."""
+        q = self.embedder.embed_query(question)
+        for source in sources:
+            verifier.prepare(source)
+            source.passage = " ".join(
+                source.sentences[i].strip() for i in key_sentences(source, q, self.settings.focus_margin)
+            )
+
+    def _extractive(self, question: str, sources: list[Source], kind: str, composer: Composer, clock: Timer) -> None:
+        verifier = Verifier(self.embedder, sources, self.settings.support_threshold, self.settings.support_coverage)
+        for source in sources:
+            verifier.prepare(source)
+        if kind == "summary":
+            text = extractive_summary(question, sources, self.embedder)
+        else:
+            text = extractive_answer(question, sources, self.embedder, margin=self.settings.focus_margin)
+        for sentence in split_sentences(text):
+            clock.first("first_token")
+            composer.settle(sentence, verifier)
 
     def _generate(self, llm: LLM, question: str, sources: list[Source], kind: str) -> Iterator[str]:
         system = load_prompt(f"{kind}_system")
         user = load_prompt(f"{kind}_user")
         budget = llm.context_size - self.settings.llm_max_tokens - llm.count_tokens(system + user + question) - 32
-        shown = sources[: self.settings.prompt_sources] if kind == "answer" else sources
-        block = fit_sources(shown, llm, budget, self.settings.prompt_chars)
+        block = fit_sources(sources, llm, budget, self.settings.prompt_chars)
         messages = [
             {"role": "system", "content": system},
             {"role": "user", "content": user.format(sources=block, question=question)},
@@ -265,6 +290,13 @@ class Engine:
         if not candidate or len(candidate) > 300 or not shares_content_word(candidate, previous):
             return fallback
         return candidate
+
+
+def focus(results: list[SearchResult], sources: list[Source], settings: Settings) -> list[Source]:
+    """The sources whose dense score is within the focus margin of the best (at most prompt_sources)."""
+    best = max((r.dense_score or 0.0) for r in results)
+    near = [s for s, r in zip(sources, results, strict=True) if (r.dense_score or 0.0) >= settings.focus_margin * best]
+    return (near or sources[:1])[: settings.prompt_sources]
 
 
 def new_report() -> dict[str, Any]:
@@ -295,8 +327,7 @@ def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int) -> str
     lines: list[str] = []
     for source in sources:
         where = " ".join(str(x) for x in (source.venue, source.year) if x)
-        passage = without_instructions(source.passage)
-        passage = passage if len(passage) <= chars else passage[:chars].rsplit(" ", 1)[0] + " …"
+        passage = whole_sentences(without_instructions(source.passage), chars)
         line = f"[{source.n}] ({where}) {source.title + ': ' if source.title else ''}{passage}"
         cost = llm.count_tokens(line)
         if cost > budget:
@@ -307,6 +338,16 @@ def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int) -> str
         lines.append(line)
         budget -= cost
     return "\n\n".join(lines)
+
+
+def whole_sentences(text: str, chars: int) -> str:
+    """The leading sentences of text that fit in about `chars` characters (at least one)."""
+    kept = ""
+    for _, end in sentence_spans(text):
+        if kept and end > chars:
+            break
+        kept = text[:end]
+    return kept or text
 
 
 def split_sentences(text: str) -> list[str]:

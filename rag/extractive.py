@@ -1,9 +1,8 @@
 """The extractive answer: verbatim sentences of the retrieved abstracts, each with its citation. No LLM.
 
-The best-matching sentence of the top abstract always leads, followed by that abstract's statement of its own
-contribution ("we propose X"), which names the method most questions are after. The best sentence of a further
-abstract joins only when it is nearly as close to the question (within `margin` of the best), which keeps
-single-paper answers to one paper and lets questions about several papers cite each of them.
+The top abstract contributes its key sentences (see key_sentences). The best sentence of a further abstract joins
+only when it is nearly as close to the question (within `margin` of the best), which keeps single-paper answers
+to one paper and lets questions about several papers cite each of them.
 """
 
 from __future__ import annotations
@@ -38,6 +37,21 @@ def sentence_scores(source: Source, query_vector) -> np.ndarray:  # type: ignore
     return source.vectors @ query_vector + cues
 
 
+def key_sentences(source: Source, query_vector, margin: float) -> list[int]:  # type: ignore[no-untyped-def]
+    """Indices, in abstract order, of the sentence closest to the query and of the abstract's own statement of
+    its contribution ("we propose X", which names the method most questions are after) or, failing that, the
+    runner-up when it is within the margin."""
+    scores = sentence_scores(source, query_vector)
+    order = [int(i) for i in scores.argsort()[::-1]]
+    picks = order[:1]
+    claims = [i for i in order[1:] if CONTRIBUTION.search(source.sentences[i])]
+    if claims:
+        picks.append(claims[0])
+    elif len(order) > 1 and scores[order[1]] >= margin * scores[order[0]]:
+        picks.append(order[1])
+    return sorted(picks)
+
+
 def extractive_answer(
     question: str,
     sources: list[Source],
@@ -49,25 +63,15 @@ def extractive_answer(
     if not sources:
         return ""
     q = embedder.embed_query(question)
-    picks: list[tuple[int, int, float]] = []  # (source n, sentence index, score)
-    best_overall = None
-    for rank, source in enumerate(sources):
+    top = sources[0]
+    picks = [(top.n, i) for i in key_sentences(top, q, margin)]
+    best = float(sentence_scores(top, q).max())
+    for source in sources[1:]:
         scores = sentence_scores(source, q)
-        order = scores.argsort()[::-1]
-        if best_overall is None:
-            best_overall = float(scores[order[0]])
-            picks.append((source.n, int(order[0]), best_overall))
-            # The top abstract's own statement of its contribution names the method the question is after.
-            claims = [int(i) for i in order[1:] if CONTRIBUTION.search(source.sentences[i])]
-            if claims:
-                picks.append((source.n, claims[0], float(scores[claims[0]])))
-            elif len(order) > 1 and scores[order[1]] >= margin * best_overall:
-                picks.append((source.n, int(order[1]), float(scores[order[1]])))
-        elif scores[order[0]] >= margin * best_overall and rank < max_sentences:
-            picks.append((source.n, int(order[0]), float(scores[order[0]])))
-    picks = sorted(picks[:max_sentences], key=lambda p: (p[0], p[1]))
+        if scores.max() >= margin * best and len(picks) < max_sentences:
+            picks.append((source.n, int(scores.argmax())))
     by_n = {s.n: s for s in sources}
-    return " ".join(f"{by_n[n].sentences[i].strip()} [{n}]" for n, i, _ in picks)
+    return " ".join(f"{by_n[n].sentences[i].strip()} [{n}]" for n, i in picks)
 
 
 def extractive_summary(topic: str, sources: list[Source], embedder: Embedder) -> str:

@@ -49,23 +49,31 @@ def resolve_backend(settings: Settings, requested: str | None = None) -> str:
     return backend
 
 
+def check_config(settings: Settings, backend: str) -> None:
+    """Raise LLMConfigError, naming the setting to change, when the backend cannot work as configured.
+    Cheap: nothing is loaded or contacted."""
+    if backend == "local":
+        find_gguf(settings)
+    elif backend == "openai" and not settings.openai_api_key:
+        raise LLMConfigError("the openai backend needs an API key: set OPENAI_API_KEY (environment or .env)")
+    elif backend == "openai-compatible" and not settings.openai_base_url:
+        raise LLMConfigError(
+            "the openai-compatible backend needs a server: set OPENAI_BASE_URL, e.g. http://127.0.0.1:8080/v1"
+        )
+    elif backend not in ("local", "openai", "openai-compatible", "extractive"):
+        raise LLMConfigError(f"unknown LLM backend {backend!r}; use local, openai, openai-compatible or extractive")
+
+
 def create_llm(settings: Settings, backend: str) -> LLM | None:
     """The LLM for a resolved backend name; None for the extractive backend (no LLM)."""
-    if backend == "extractive":
-        return None
+    check_config(settings, backend)
     if backend == "local":
         return LocalLLM(settings)
     if backend == "openai":
-        if not settings.openai_api_key:
-            raise LLMConfigError("the openai backend needs an API key: set OPENAI_API_KEY (environment or .env)")
-        return OpenAIChat(settings, base_url=None, api_key=settings.openai_api_key)
+        return OpenAIChat(settings, base_url=None, api_key=str(settings.openai_api_key))
     if backend == "openai-compatible":
-        if not settings.openai_base_url:
-            raise LLMConfigError(
-                "the openai-compatible backend needs a server: set OPENAI_BASE_URL, e.g. http://127.0.0.1:8080/v1"
-            )
         return OpenAIChat(settings, base_url=settings.openai_base_url, api_key=settings.openai_api_key or "none")
-    raise LLMConfigError(f"unknown LLM backend {backend!r}; use local, openai, openai-compatible or extractive")
+    return None
 
 
 def bundled_gguf_candidates() -> list[Path]:

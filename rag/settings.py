@@ -53,8 +53,9 @@ class Settings(BaseSettings):
 
     # Answering and verification
     refusal_threshold: float = Field(0.45, ge=-1, le=1, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
-    support_threshold: float = Field(0.55, ge=-1, le=1, validation_alias=_env("RAG_SUPPORT_THRESHOLD"))
-    extractive_margin: float = Field(0.93, gt=0, le=1, validation_alias=_env("RAG_EXTRACTIVE_MARGIN"))
+    support_threshold: float = Field(0.6, ge=-1, le=1, validation_alias=_env("RAG_SUPPORT_THRESHOLD"))
+    support_coverage: float = Field(0.75, ge=0, le=1, validation_alias=_env("RAG_SUPPORT_COVERAGE"))
+    focus_margin: float = Field(0.93, gt=0, le=1, validation_alias=_env("RAG_FOCUS_MARGIN"))
     prompt_sources: int = Field(3, ge=1, le=20, validation_alias=_env("RAG_PROMPT_SOURCES"))
     prompt_chars: int = Field(300, ge=100, validation_alias=_env("RAG_PROMPT_CHARS"))
     summary_k: int = Field(8, ge=1, le=30, validation_alias=_env("RAG_SUMMARY_K"))

@@ -1,16 +1,18 @@
 """The citation verifier: every answer sentence that survives is supported by the abstract it cites.
 
 A sentence is supported by an abstract when (1) some sentence of the abstract is semantically close to it
-(cosine similarity of their embeddings at least `threshold`) and (2) every number and every named term (an
-acronym, a CamelCase or hyphenated name, anything with digits: SAM, ESM-AA, CIFAR-10, GPT-4) in it also appears in
-the abstract. A sentence whose citations do not support it is re-attributed to the retrieved abstract that does,
-or dropped. The supporting abstract sentence is kept as the citation's verbatim quote.
+(cosine similarity of their embeddings at least `threshold`), (2) every number and every named term (an acronym,
+a CamelCase or hyphenated name, anything with digits: SAM, ESM-AA, CIFAR-10, GPT-4) in it also appears in the
+abstract, and (3) most of its content words (stemmed) occur in the abstract (`coverage`), which catches fluent
+paraphrases that add claims of their own. A sentence whose citations do not support it is re-attributed to the
+retrieved abstract that does, or dropped. The supporting abstract sentence is kept as the citation's verbatim quote.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 from rag.chunker import sentence_spans
@@ -32,6 +34,8 @@ INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
+WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
+PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
 
 
 @dataclass
@@ -69,6 +73,25 @@ def split_markers(sentence: str) -> tuple[str, list[int]]:
     return text, list(dict.fromkeys(cited))
 
 
+def content_coverage(claim: str, abstract: str) -> float:
+    """Share of the claim's content words (stemmed, stop words left out) that occur in the abstract."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    stem = _stemmer().stemWord
+    words = {stem(w.lower()) for w in WORD.findall(claim) if w.lower() not in STOPWORDS_EN}
+    if not words:
+        return 0.0
+    vocabulary = {stem(w.lower()) for w in WORD.findall(abstract)}
+    return len(words & vocabulary) / len(words)
+
+
+@cache
+def _stemmer():  # type: ignore[no-untyped-def]
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
     """Numbers and named terms of the claim that the abstract does not contain."""
     haystack = abstract.lower()
@@ -78,33 +101,39 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
 
 
 class Verifier:
-    def __init__(self, embedder: Embedder, sources: list[Source], threshold: float) -> None:
+    def __init__(self, embedder: Embedder, sources: list[Source], threshold: float, coverage: float) -> None:
         self.embedder = embedder
         self.sources = {s.n: s for s in sources}
         self.threshold = threshold
+        self.coverage = coverage
 
-    def _prepare(self, source: Source) -> None:
+    def prepare(self, source: Source) -> None:
         if source.vectors is None:
             source.sentences = [source.abstract[a:b] for a, b in sentence_spans(source.abstract)] or [source.abstract]
             source.vectors = self.embedder.embed(source.sentences)
 
     def support(self, claim_vector: np.ndarray, claim: str, source: Source) -> tuple[float, str, list[str]]:
         """(best similarity, best abstract sentence, lexical gaps) of a claim against one source."""
-        self._prepare(source)
+        self.prepare(source)
         assert source.vectors is not None
         scores = source.vectors @ claim_vector
         best = int(scores.argmax())
-        return float(scores[best]), source.sentences[best], lexical_gaps(claim, source.abstract)
+        return float(scores[best]), source.sentences[best], lexical_gaps(claim, " ".join(source.sentences))
 
     def check(self, sentence: str) -> Verdict:
         claim, cited = split_markers(sentence)
+        claim = PREAMBLE.sub("", claim)
+        claim = claim[:1].upper() + claim[1:]
         if len(claim.split()) < 3:
             return Verdict(claim, [], {}, "dropped", "too short to be a claim")
+        if INSTRUCTION.search(claim):
+            return Verdict(claim, [], {}, "dropped", "an instruction, not a claim")
         vector = self.embedder.embed([claim])[0]
         supported: dict[int, tuple[float, str]] = {}
         for n, source in self.sources.items():
             score, quote, gaps = self.support(vector, claim, source)
-            if score >= self.threshold and not gaps:
+            covered = content_coverage(claim, " ".join(source.sentences)) >= self.coverage
+            if score >= self.threshold and not gaps and covered:
                 supported[n] = (score, quote)
         kept = [n for n in cited if n in supported]
         if kept:
