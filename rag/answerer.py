@@ -21,9 +21,10 @@ from rag.llm import LLM, LLMError, check_config, create_llm, resolve_backend
 from rag.records import SearchResult
 from rag.retriever import Retriever
 from rag.settings import Settings
-from rag.verifier import Source, Verdict, Verifier, without_instructions
+from rag.verifier import Source, Verdict, Verifier, content_coverage, without_instructions
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+LEXICAL_MATCH = 0.99  # share of the question's content words the passage must contain for a weak dense match
 REFUSAL = "The indexed abstracts do not answer this question."
 SECTION = re.compile(r"^\s*\**(themes|contributions)\**\s*:\s*\**\s*", re.IGNORECASE)
 UNVERIFIED_NOTE = (
@@ -174,9 +175,15 @@ class Engine:
             for i, r in enumerate(results, start=1)
         ]
 
-    def relevant(self, results: list[SearchResult]) -> bool:
+    def relevant(self, question: str, results: list[SearchResult]) -> bool:
+        """Whether retrieval found anything the question is about: a close dense match, or a weaker one whose
+        passage contains nearly all the question's content words (short questions about a named method, such as
+        "What is ESM-AA?", embed poorly but match exactly)."""
         best = max((r.dense_score or 0.0 for r in results), default=0.0)
-        return best >= self.settings.refusal_threshold
+        if best >= self.settings.refusal_threshold:
+            return True
+        lexical = max((content_coverage(question, r.text) for r in results[:3]), default=0.0)
+        return best >= self.settings.refusal_threshold / 2 and lexical >= LEXICAL_MATCH
 
     # ----- answering ---------------------------------------------------------------------------------------
     def ask(
@@ -203,7 +210,7 @@ class Engine:
         clock = Timer()
         results = self.retriever.search(query, k, venue, year)
         clock.lap("retrieve")
-        if not results or not self.relevant(results):
+        if not results or not self.relevant(query, results):
             emit("sentence", REFUSAL)
             return Answer(question, REFUSAL, True, [], backend, clock.done(), new_report(), standalone_question=query)
         sources = self.sources_for(results)

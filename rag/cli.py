@@ -188,6 +188,29 @@ def chat(backend: Backend = None, data_dir: DataDir = None) -> None:
 
 
 @app.command()
+def ui(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the app to your network.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 7860,
+    share: Annotated[
+        bool, typer.Option("--share", help="Ask Gradio for a public share link (off by default).")
+    ] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Start the web app: chat with citations, summaries and the library (http://HOST:PORT)."""
+    from ui.app import launch
+
+    settings = load_settings(data_dir)
+    from rag.stats import index_stats
+
+    if index_stats(settings)["abstracts"] == 0:
+        raise BadInput("the index is empty: run `rag ingest seeds/` first (make run does it for you)")
+    print(f"Starting the app on http://{host}:{port} (Ctrl+C to stop)", file=sys.stderr)
+    launch(settings, host, port, share)
+
+
+@app.command()
 def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """Show what is indexed: abstracts, chunks, venues and years."""
     from rag.stats import index_stats

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -112,6 +113,7 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
 def _manifest(metas: list[dict[str, Any]]) -> dict[str, Any]:
     first_chunks = {m["doc_id"]: m for m in metas}
     return {
+        "built": time.time_ns(),  # tells a long-running process that the index on disk was rebuilt
         "chunks": len(metas),
         "docs": len(first_chunks),
         "venues": dict(Counter(m.get("venue") or "unknown" for m in first_chunks.values()).most_common()),

@@ -10,6 +10,7 @@ a stream that breaks midway raises LLMError so the caller can fall back to the e
 from __future__ import annotations
 
 import importlib.util
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,17 +116,19 @@ class LocalLLM:
         self.model = Llama(
             model_path=str(path), n_ctx=settings.llm_context_size, n_threads=settings.llm_threads, verbose=False
         )
+        self.lock = threading.Lock()  # one llama.cpp context serves one generation at a time
 
     def count_tokens(self, text: str) -> int:
         return len(self.model.tokenize(text.encode("utf-8"), add_bos=False))
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
-        response = self.model.create_chat_completion(
-            messages=messages,  # type: ignore[arg-type]
-            max_tokens=max_tokens,
-            temperature=self.temperature,
-            repeat_penalty=1.15,
-        )
+        with self.lock:
+            response = self.model.create_chat_completion(
+                messages=messages,  # type: ignore[arg-type]
+                max_tokens=max_tokens,
+                temperature=self.temperature,
+                repeat_penalty=1.15,
+            )
         return response["choices"][0]["message"]["content"] or ""  # type: ignore[index]
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
@@ -136,10 +139,11 @@ class LocalLLM:
             temperature=self.temperature,
             repeat_penalty=1.15,  # the 135M model loops without it
         )
-        for chunk in chunks:
-            delta = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
-            if delta:
-                yield delta
+        with self.lock:
+            for chunk in chunks:
+                delta = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
+                if delta:
+                    yield delta
 
 
 class OpenAIChat:

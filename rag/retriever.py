@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from rag import store
 from rag.errors import BadInput
-from rag.keyword_index import KeywordIndex
+from rag.keyword_index import KeywordIndex, read_manifest
 from rag.records import SearchResult
 from rag.settings import Settings
 
@@ -39,22 +39,33 @@ class Retriever:
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         from rag.embedder import load_embedder
-        from rag.ingest import rebuild_keyword_index
 
         self.settings = settings
         collection = store.open_collection(settings, create=False)
         if collection is None or collection.count() == 0:
             raise BadInput("the index is empty: run `rag ingest PATH` first (for example `rag ingest seeds/`)")
         self.collection: Collection = collection
-        keyword = KeywordIndex.load(settings.keyword_dir)
-        if keyword is None or keyword.manifest["chunks"] != collection.count():
-            rebuild_keyword_index(collection, settings)  # another process or machine changed the collection
-            keyword = KeywordIndex.load(settings.keyword_dir)
-        assert keyword is not None
-        self.keyword = keyword
+        self.keyword = self._load_keyword_index()
         self.embedder = embedder or load_embedder(
             settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size
         )
+
+    def _load_keyword_index(self) -> KeywordIndex:
+        from rag.ingest import rebuild_keyword_index
+
+        keyword = KeywordIndex.load(self.settings.keyword_dir)
+        if keyword is None or keyword.manifest["chunks"] != self.collection.count():
+            rebuild_keyword_index(self.collection, self.settings)  # another process or machine changed it
+            keyword = KeywordIndex.load(self.settings.keyword_dir)
+        assert keyword is not None
+        return keyword
+
+    def refresh(self) -> None:
+        """Pick up abstracts ingested since this retriever was created."""
+        on_disk = read_manifest(self.settings.keyword_dir) or {}
+        rebuilt = on_disk.get("built") != self.keyword.manifest.get("built")
+        if rebuilt or on_disk.get("chunks") != self.collection.count():
+            self.keyword = self._load_keyword_index()
 
     @property
     def manifest(self) -> dict:

@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     openai_model: str = Field("gpt-4o-mini", validation_alias=_env("RAG_OPENAI_MODEL", "OPENAI_MODEL"))
 
+    # Web UI
+    ui_user: str | None = Field(None, validation_alias=_env("RAG_UI_USER"))
+    ui_password: str | None = Field(None, validation_alias=_env("RAG_UI_PASSWORD"))
+    ui_max_upload_mb: int = Field(20, ge=1, validation_alias=_env("RAG_UI_MAX_UPLOAD_MB"))
+    ui_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_UI_CONCURRENCY"))
+
     @property
     def chroma_path(self) -> Path:
         return self.data_dir / "chroma"

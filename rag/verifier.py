@@ -34,6 +34,26 @@ INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
+QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "why",
+        "when",
+        "where",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+    ]
+)
 WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
 
@@ -78,7 +98,8 @@ def content_coverage(claim: str, abstract: str) -> float:
     from bm25s.stopwords import STOPWORDS_EN
 
     stem = _stemmer().stemWord
-    words = {stem(w.lower()) for w in WORD.findall(claim) if w.lower() not in STOPWORDS_EN}
+    skip = QUESTION_WORDS.union(STOPWORDS_EN)
+    words = {stem(w.lower()) for w in WORD.findall(claim) if w.lower() not in skip}
     if not words:
         return 0.0
     vocabulary = {stem(w.lower()) for w in WORD.findall(abstract)}

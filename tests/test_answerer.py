@@ -65,6 +65,11 @@ def test_off_corpus_question_is_refused_without_calling_an_llm(seeds_settings) -
     assert "generate" not in answer.timings_ms
 
 
+def test_a_short_question_naming_a_method_is_answered_not_refused(engine: Engine) -> None:
+    answer = engine.ask("What is ESM-AA?", "extractive")
+    assert not answer.refused and answer.citations[0].doc_id == "000_c1913070b188e76b#8"
+
+
 def test_an_injected_instruction_in_an_abstract_changes_nothing(make_settings, tmp_path) -> None:
     settings = make_settings()
     corpus = write_jsonl(

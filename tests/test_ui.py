@@ -1,0 +1,171 @@
+"""The Gradio app in a real headless Chromium (Playwright), served by a real `rag ui` process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ROOT, SEEDS, free_port, write_jsonl
+
+from rag.ingest import ingest
+from rag.settings import Settings
+
+PAYLOAD = (
+    "We propose XSSGuard, a filter that sanitizes untrusted web inputs before rendering. "
+    "Its test pages contain <script>alert('xss')</script> and <img src=x onerror=alert(1)> payloads. "
+    "XSSGuard blocks every payload in our benchmark of browser exploits."
+)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def ui_url(tmp_path_factory, model_cache):
+    data = tmp_path_factory.mktemp("ui-data")
+    settings = Settings(_env_file=None, data_dir=data, model_cache=model_cache)
+    payload = write_jsonl(
+        data / "payload.jsonl", [{"doc_id": "xss1", "venue": "SEC", "year": 2023, "abstract": PAYLOAD}]
+    )
+    ingest([SEEDS, payload], settings)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
+    env.update({"RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(model_cache)})
+    port = free_port()
+    log = (data / "ui.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "ui", "--port", str(port)],
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"rag ui did not start: {(data / 'ui.log').read_text()[-2000:]}")
+        time.sleep(0.5)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, ui_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 950})
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(ui_url)
+    page.wait_for_selector("#corpus-line")
+    yield page
+    context.close()
+
+
+def ask(page, question: str, turn: int) -> str:
+    page.fill("#question textarea", question)
+    page.press("#question textarea", "Enter")
+    page.wait_for_selector(f"#sources details[id^='src-t{turn}-']", timeout=120_000)
+    return page.locator("#chat .message.bot, #chat [data-testid='bot']").last.inner_text()
+
+
+def test_ask_open_citation_and_follow_up(page) -> None:
+    assert "96 abstracts" in page.inner_text("#corpus-line") and "ICML" in page.inner_text("#corpus-line")
+    answer = ask(page, "Which approach lets a protein language model work at both the residue and the atom scale?", 1)
+    assert "[1]" in answer
+    page.locator("#chat a.cite").first.click()  # a citation marker opens its abstract in the sources panel
+    opened = page.locator("#sources details[open]").first
+    assert "000_c1913070b188e76b#8" in opened.inner_text() and "ESM-AA" in opened.inner_text()
+    assert opened.locator("mark").count() == 1  # the supporting quote is highlighted
+    ask(page, "What does it gain through unified molecular modeling?", 2)
+    assert "000_c1913070b188e76b#8" in page.inner_text("#sources")
+    page.click("#export")
+    page.wait_for_selector("#download a", timeout=30_000)
+    page.click("#reset")
+    page.wait_for_function("!document.querySelector('#chat').innerText.includes('residue')")
+
+
+def test_summarize_view(page) -> None:
+    page.get_by_role("tab", name="Summarize").click()
+    page.fill("#topic textarea", "adversarial robustness")
+    page.click("#summarize")
+    page.wait_for_selector("#summary-sources details", timeout=120_000)
+    text = page.inner_text("#summary")
+    assert "[1]" in text and "[2]" in text
+    assert page.locator("#summary a.cite").count() >= 2
+
+
+def test_upload_makes_a_paper_searchable(page, tmp_path: Path) -> None:
+    upload = write_jsonl(
+        tmp_path / "new.jsonl",
+        [{"doc_id": "knit1", "venue": "NEW", "year": 2025,
+          "abstract": "We teach quantum robots to knit woollen scarves. The robots learn stitches by imitation."},
+         '{"broken": ']
+    )  # fmt: skip
+    page.get_by_role("tab", name="Library").click()
+    page.set_input_files("#upload input[type=file]", str(upload))
+    page.click("#ingest")
+    page.wait_for_selector("#ingest-report :text('Added 1')", timeout=120_000)
+    assert "rejected 1" in page.inner_text("#ingest-report") and "malformed JSON" in page.inner_text("#ingest-report")
+    page.fill("#library-query textarea", "robots that knit scarves")
+    page.press("#library-query textarea", "Enter")
+    page.wait_for_selector("#library :text('knit1')", timeout=30_000)
+
+
+def test_script_payload_renders_inert(page) -> None:
+    ask(page, "How does XSSGuard sanitize untrusted web inputs?", 1)
+    page.locator("#sources details summary").first.click()
+    sources = page.inner_text("#sources")
+    assert "<script>alert('xss')</script>" in sources and "onerror=alert(1)" in sources  # shown as text
+    assert page.dialogs == []  # and nothing ran
+    assert page.locator("#sources script, #chat script, #sources img, #chat img[src=x]").count() == 0
+
+
+def test_two_sessions_keep_separate_histories(browser, ui_url) -> None:
+    pages = []
+    for _ in range(2):
+        context = browser.new_context()
+        pages.append(context.new_page())
+        pages[-1].goto(ui_url)
+        pages[-1].wait_for_selector("#corpus-line")
+    ask(pages[0], "What is ESM-AA?", 1)
+    ask(pages[1], "What is Jumanji?", 1)
+    assert "ESM-AA" in pages[0].inner_text("#chat") and "Jumanji" not in pages[0].inner_text("#chat")
+    assert "Jumanji" in pages[1].inner_text("#chat") and "ESM-AA" not in pages[1].inner_text("#chat")
+    ask(pages[1], "Who designed it to be fast?", 2)  # a follow-up in session 2 stays on session 2's topic
+    assert "002_bf171d658999aba6#1" in pages[1].inner_text("#sources")
+    for p in pages:
+        p.context.close()
+
+
+def test_gradio_client_api(ui_url) -> None:
+    from gradio_client import Client
+
+    client = Client(ui_url, verbose=False)
+    data = client.predict("What is ESM-AA?", "extractive", api_name="/ask")
+    data = json.loads(data) if isinstance(data, str) else data
+    assert data["citations"][0]["doc_id"] == "000_c1913070b188e76b#8" and "[1]" in data["answer"]
+    refused = client.predict("How long should sourdough ferment at altitude?", "extractive", api_name="/ask")
+    refused = json.loads(refused) if isinstance(refused, str) else refused
+    assert refused["refused"] is True and refused["citations"] == []
