@@ -17,13 +17,14 @@ from typing import Any
 from rag import store
 from rag.chunker import sentence_spans
 from rag.extractive import extractive_answer, extractive_summary, key_sentences
-from rag.llm import LLM, LLMError, check_config, create_llm, resolve_backend
+from rag.llm import LLM, LLMError, LocalLLM, check_config, create_llm, resolve_backend
 from rag.records import SearchResult
 from rag.retriever import Retriever
 from rag.settings import Settings
 from rag.verifier import Source, Verdict, Verifier, content_coverage, without_instructions
 
 PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
+STANDALONE_MATCH = 0.5  # dense similarity at which a follow-up is understood without the conversation
 LEXICAL_MATCH = 0.99  # share of the question's content words the passage must contain for a weak dense match
 REFUSAL = "The indexed abstracts do not answer this question."
 SECTION = re.compile(r"^\s*\**(themes|contributions)\**\s*:\s*\**\s*", re.IGNORECASE)
@@ -149,6 +150,15 @@ class Engine:
         self.retriever = Retriever(settings)
         self.embedder = self.retriever.embedder
         self._llms: dict[str, LLM | None] = {}
+
+    def warm_up(self, backend: str | None = None) -> None:
+        """Load what the first request would otherwise wait for (sentence model, LLM); for long-running apps."""
+        sentence_spans("Warm up. Now.")
+        llm = self.llm(self.backend_name(backend))
+        if llm is not None and isinstance(llm, LocalLLM):  # leaves the system prompt in llama.cpp's prefix cache
+            llm.complete(
+                [{"role": "system", "content": load_prompt("answer_system")}, {"role": "user", "content": "Hi"}], 1
+            )
 
     def llm(self, backend: str) -> LLM | None:
         if backend not in self._llms:
@@ -277,10 +287,16 @@ class Engine:
         ]
         return llm.stream(messages, self.settings.llm_max_tokens)
 
+    def stands_alone(self, question: str) -> bool:
+        """A follow-up that retrieval already matches closely on its own ("what makes it possible to train
+        1000-layer transformers?") is not rewritten: pronouns alone do not make a question depend on the last."""
+        results = self.retriever.search(question, 1)
+        return bool(results) and (results[0].dense_score or 0.0) >= STANDALONE_MATCH
+
     def condense(self, history: list[tuple[str, str]], question: str, backend: str | None = None) -> str:
         """A standalone version of a follow-up question, for retrieval. Falls back to joining it with the
         previous question when no LLM is available or its rewrite loses the conversation's topic."""
-        if not history or not needs_context(question):
+        if not history or not needs_context(question) or self.stands_alone(question):
             return question
         previous = history[-1][0]
         fallback = f"{previous} {question}"

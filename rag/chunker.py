@@ -8,15 +8,25 @@ is still quotable from one chunk.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from rag.records import Chunk, Paper
 
 
 @cache
-def _punkt():
-    from llama_index.core.utils import globals_helper
+def _punkt():  # type: ignore[no-untyped-def]
+    """Punkt's English model from the copy llama-index ships, loaded without importing llama-index (seconds)."""
+    import importlib.util
 
-    return globals_helper.punkt_tokenizer
+    import nltk
+    from nltk.tokenize.punkt import PunktTokenizer
+
+    spec = importlib.util.find_spec("llama_index.core")
+    assert spec is not None and spec.submodule_search_locations, "llama-index-core is a dependency"
+    data = Path(next(iter(spec.submodule_search_locations))) / "_static" / "nltk_cache"
+    if str(data) not in nltk.data.path:
+        nltk.data.path.append(str(data))
+    return PunktTokenizer("english")
 
 
 # Abbreviations after which Punkt's English model still ends a sentence; scientific prose is full of them.

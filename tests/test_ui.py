@@ -87,7 +87,7 @@ def ask(page, question: str, turn: int) -> str:
     page.fill("#question textarea", question)
     page.press("#question textarea", "Enter")
     page.wait_for_selector(f"#sources details[id^='src-t{turn}-']", timeout=120_000)
-    return page.locator("#chat .message.bot, #chat [data-testid='bot']").last.inner_text()
+    return page.locator("#chat [data-testid='bot']").last.inner_text()
 
 
 def test_ask_open_citation_and_follow_up(page) -> None:

@@ -288,6 +288,7 @@ def build_app(engine: Engine) -> gr.Blocks:
 
 def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share: bool = False) -> None:
     engine = Engine(settings)
+    engine.warm_up()
     app = build_app(engine)
     app.queue(default_concurrency_limit=settings.ui_concurrency, max_size=64)
     auth = (settings.ui_user, settings.ui_password) if settings.ui_user and settings.ui_password else None
