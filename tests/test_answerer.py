@@ -110,9 +110,12 @@ def test_chat_follow_up_is_answered_from_the_right_paper(engine: Engine) -> None
         chat = ChatSession(engine, backend)
         first = chat.ask("Which approach lets a protein language model work at both the residue and the atom scale?")
         assert first.citations[0].doc_id == "000_c1913070b188e76b#8"
-        follow = chat.ask("What does it gain through unified molecular modeling?")
-        assert "000_c1913070b188e76b#8" in [c.doc_id for c in follow.citations]
+        follow = chat.ask("Which tasks did they test it on?")  # means nothing without the conversation
         assert follow.standalone_question != follow.question
+        assert "000_c1913070b188e76b#8" in [c.doc_id for c in follow.citations]
+        new_topic = chat.ask("What initialization scheme makes it possible to train transformers with 1000 layers?")
+        assert new_topic.standalone_question == new_topic.question  # a full question is not rewritten
+        assert new_topic.citations[0].doc_id == "001_dbd7992a14932e83#14"
         chat.reset()
         assert chat.history == [] and chat.last is None
 
