@@ -46,8 +46,8 @@ mark { background: #fde68a; }
 
 
 def stream_request(run: Callable[[Callable[[str, str], None]], Answer]) -> Iterator[tuple[str, Any]]:
-    """Run an engine request in a worker thread and yield ("token"|"sentence"|"note", text) events as they come,
-    then ("answer", Answer) or ("error", message)."""
+    """Run an engine request in a worker thread. Yields ("progress", html of the verified sentences so far and the
+    dimmed draft of the next) while the answer streams, then ("answer", Answer) or ("error", message)."""
     events: queue.Queue = queue.Queue()
 
     def work() -> None:
@@ -60,11 +60,19 @@ def stream_request(run: Callable[[Callable[[str, str], None]], Answer]) -> Itera
             events.put(("error", f"Something went wrong ({type(exc).__name__}). The app keeps working; try again."))
 
     threading.Thread(target=work, daemon=True).start()
+    settled: list[str] = []
+    draft = ""
     while True:
         kind, payload = events.get()
-        yield kind, payload
         if kind in ("answer", "error"):
+            yield kind, payload
             return
+        if kind == "token":
+            draft += payload
+        elif kind == "sentence":
+            settled.append(payload)
+            draft = ""
+        yield "progress", draft_html(settled, draft)
 
 
 def turn_record(answer: Answer) -> dict[str, Any]:
@@ -103,19 +111,11 @@ def build_app(engine: Engine) -> gr.Blocks:
         history = [*history, {"role": "user", "content": question}, {"role": "assistant", "content": "…"}]
         session = ChatSession(engine, backend)
         session.history = list(state["history"])
-        settled: list[str] = []
-        draft = ""
         run = lambda on_event: session.ask(question, on_event=on_event, k=int(k), **filters(venue, year))  # noqa: E731
         for kind, payload in stream_request(run):
-            if kind == "token":
-                draft += payload
-            elif kind == "sentence":
-                settled.append(payload)
-                draft = ""
-            elif kind == "error":
+            if kind == "error":
                 history[-1]["content"] = f"⚠ {payload}"
                 yield history, gr.update(), "", state, ""
-                return
             elif kind == "answer":
                 record = turn_record(payload)
                 turns = [*state["turns"], record]
@@ -123,29 +123,22 @@ def build_app(engine: Engine) -> gr.Blocks:
                 history[-1]["content"] = answer_html(payload.answer, prefix)
                 new_state = {"history": session.history, "turns": turns}
                 yield history, sources_html(record, prefix), verifier_note(payload), new_state, ""
-                return
-            history[-1]["content"] = draft_html(settled, draft)
-            yield history, gr.update(), "", state, ""
+            else:
+                history[-1]["content"] = payload
+                yield history, gr.update(), "", state, ""
 
     def summarize(topic, k, backend):  # type: ignore[no-untyped-def]
         topic = (topic or "").strip()
         if not topic:
             raise gr.Error("Type a topic first.")
-        settled: list[str] = []
-        draft = ""
         for kind, payload in stream_request(lambda on_event: engine.summarize(topic, backend, int(k), on_event)):
-            if kind == "token":
-                draft += payload
-            elif kind == "sentence":
-                settled.append(payload)
-                draft = ""
-            elif kind == "error":
+            if kind == "error":
                 raise gr.Error(payload)
-            elif kind == "answer":
+            if kind == "answer":
                 record = turn_record(payload)
                 yield answer_html(payload.answer, "s-"), sources_html(record, "s-"), verifier_note(payload)
-                return
-            yield draft_html(settled, draft), gr.update(), ""
+            else:
+                yield payload, gr.update(), ""
 
     def api_ask(question: str, backend: str = default_backend) -> dict[str, Any]:
         """Answer one question (no conversation): the JSON contract of `rag ask --json`."""
