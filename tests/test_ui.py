@@ -169,3 +169,10 @@ def test_gradio_client_api(ui_url) -> None:
     refused = client.predict("How long should sourdough ferment at altitude?", "extractive", api_name="/ask")
     refused = json.loads(refused) if isinstance(refused, str) else refused
     assert refused["refused"] is True and refused["citations"] == []
+
+
+def test_errors_show_as_a_short_message_and_the_app_keeps_working(page) -> None:
+    page.click("#ask")  # no question typed
+    page.wait_for_selector("text=Type a question first.", timeout=30_000)
+    assert "Traceback" not in page.content()
+    assert "[1]" in ask(page, "What is ESM-AA?", 1)
