@@ -19,7 +19,7 @@ from rag.chunker import sentence_spans
 from rag.extractive import extractive_answer, extractive_summary, key_sentences
 from rag.llm import LLM, LLMError, LocalLLM, check_config, create_llm, resolve_backend
 from rag.records import SearchResult
-from rag.retriever import Retriever
+from rag.retriever import Mode, Retriever
 from rag.settings import Settings
 from rag.verifier import Source, Verdict, Verifier, content_coverage, without_instructions
 
@@ -204,25 +204,23 @@ class Engine:
         venue: str | None = None,
         year: int | None = None,
         on_event: Event | None = None,
-        retrieval_query: str | None = None,
+        mode: Mode = "hybrid",
     ) -> Answer:
-        return self._run(
-            question, retrieval_query or question, backend, k or self.settings.top_k, venue, year, on_event, "answer"
-        )
+        return self._run(question, backend, k or self.settings.top_k, venue, year, on_event, "answer", mode)
 
     def summarize(self, topic: str, backend: str | None = None, k: int | None = None, on_event: Event | None = None):
-        return self._run(topic, topic, backend, k or self.settings.summary_k, None, None, on_event, "summary")
+        return self._run(topic, backend, k or self.settings.summary_k, None, None, on_event, "summary")
 
-    def _run(self, question, query, backend, k, venue, year, on_event, kind: str) -> Answer:
+    def _run(self, question, backend, k, venue, year, on_event, kind: str, mode: Mode = "hybrid") -> Answer:
         emit = on_event or (lambda kind_, text: None)
         backend = self.backend_name(backend)
         check_config(self.settings, backend)  # a misconfigured backend is reported before any work is done
         clock = Timer()
-        results = self.retriever.search(query, k, venue, year)
+        results = self.retriever.search(question, k, venue, year, mode=mode)
         clock.lap("retrieve")
-        if not results or not self.relevant(query, results):
+        if not results or not self.relevant(question, results):
             emit("sentence", REFUSAL)
-            return Answer(question, REFUSAL, True, [], backend, clock.done(), new_report(), standalone_question=query)
+            return Answer(question, REFUSAL, True, [], backend, clock.done(), new_report())
         sources = self.sources_for(results)
         # Answers draw on the abstracts that score near the best one (several only when several are about
         # equally relevant); the LLM sees only those, and only those can support its sentences.
@@ -252,7 +250,7 @@ class Engine:
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         return Answer(question, composer.text(), not composer.rendered, cited, backend if llm else "extractive",
-                      clock.done(), composer.report, note, query, abstracts)  # fmt: skip
+                      clock.done(), composer.report, note, question, abstracts)  # fmt: skip
 
     def show_key_sentences(self, question: str, sources: list[Source], verifier: Verifier) -> None:
         """Give the LLM each abstract's key sentences for this question rather than the start of its best chunk:

@@ -210,6 +210,70 @@ def ui(
     launch(settings, host, port, share)
 
 
+@app.command(name="eval")
+def eval_command(
+    datasets: Annotated[
+        list[Path] | None, typer.Argument(help="Evaluation datasets (JSONL, DESIGN.md format).")
+    ] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="TOML file of named runs (eval/configs/).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Where report.json, report.md and plots go.")] = Path(
+        "eval/reports/latest"
+    ),
+    retrieval_only: Annotated[
+        bool, typer.Option("--retrieval-only", help="Score retrieval only (no answers).")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each dataset.")
+    ] = None,
+    compare: Annotated[
+        tuple[Path, Path] | None, typer.Option("--compare", help="Compare two report folders: A (before) B (after).")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Score retrieval, citations and answers on evaluation datasets; resumable; or compare two reports."""
+    if compare:
+        from rag.reports import compare as compare_reports
+
+        reports = []
+        for folder in compare:
+            path = folder / "report.json"
+            if not path.is_file():
+                raise BadInput(f"{path}: no report here (run `rag eval --out {folder}` first)")
+            reports.append(json.loads(path.read_text()))
+        lines, regressions = compare_reports(*reports)
+        print("\n".join(lines))
+        print(f"\n{regressions} regression(s) flagged" if regressions else "\nno regressions")
+        return
+    if not datasets:
+        raise BadInput("name at least one dataset, e.g. eval/datasets/seeds_qa.jsonl (or use --compare A B)")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from rag.answerer import Engine
+    from rag.evaluation import check_gold_indexed, load_config, load_dataset, run_dataset, summarize_run
+    from rag.reports import markdown, write_reports
+
+    runs = load_config(config)
+    loaded = [(path, load_dataset(path)[:limit]) for path in datasets]
+    engine = Engine(load_settings(data_dir))
+    for path, rows in loaded:
+        check_gold_indexed(engine, rows, path)
+    summaries = []
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=_stderr_console(), transient=True,
+    ) as bar:  # fmt: skip
+        for run in runs:
+            for path, rows in loaded:
+                task = bar.add_task(f"{run.name} on {path.stem}", total=len(rows))
+                results = run_dataset(
+                    engine, run, path, rows, out / "cache", retrieval_only, lambda n, t=task: bar.advance(t, n)
+                )
+                summaries.append(summarize_run(run, path, results, retrieval_only))
+    write_reports(out, summaries)
+    print(markdown(summaries).split("\n## ")[0])
+    print(f"Reports in {out}/ (report.json, report.md, metrics_by_run.png, latency.png)")
+
+
 @app.command()
 def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """Show what is indexed: abstracts, chunks, venues and years."""

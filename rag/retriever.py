@@ -92,7 +92,11 @@ class Retriever:
             ranked = fuse([dense, keyword], weights, self.settings.rrf_k)
         else:  # a single ranking keeps its own scores (cosine similarity or BM25)
             ranked = [(hit, hit.score) for hit in dense or keyword]
-        return self._results(ranked[:k], {hit.doc_id: hit.score for hit in dense})
+        top = ranked[:k]
+        cosine = {hit.doc_id: hit.score for hit in dense}
+        if mode == "keyword" and top:  # the dense similarity of keyword hits still tells how relevant they are
+            cosine = self._cosine_of([hit.doc_id for hit, _ in top], question)
+        return self._results(top, cosine)
 
     def check_question(self, question: str) -> str:
         question = question.strip()
@@ -136,6 +140,18 @@ class Retriever:
                 found["ids"][0], found["metadatas"][0], found["distances"][0], strict=True
             )
         ]
+
+    def _cosine_of(self, doc_ids: list[str], question: str) -> dict[str, float]:
+        found = self.collection.query(
+            query_embeddings=[self.embedder.embed_query(question)],
+            n_results=min(len(doc_ids) * 8, self.collection.count()),
+            where={"doc_id": {"$in": doc_ids}},
+            include=["metadatas", "distances"],
+        )
+        best: dict[str, float] = {}
+        for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
+            best.setdefault(str(meta["doc_id"]), 1.0 - distance)
+        return best
 
     def _keyword(self, question: str, pool: int, venue: str | None, year: int | None) -> list[Hit]:
         return [

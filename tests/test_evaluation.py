@@ -1,0 +1,133 @@
+"""The evaluation harness: metric values on synthetic rankings, the report schema, resume, compare."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SEEDS_QA, run_rag
+
+from rag.evaluation import answer_metrics, retrieval_metrics
+from rag.reports import compare
+
+CONFIG = """
+[[runs]]
+name = "dense-extractive"
+retriever = "dense"
+backend = "extractive"
+
+[[runs]]
+name = "hybrid-extractive"
+retriever = "hybrid"
+backend = "extractive"
+"""
+
+
+def test_retrieval_metrics_on_synthetic_rankings() -> None:
+    gold = {"q1": ["d1", "d2"], "q2": ["d9"], "q3": ["x"]}
+    rankings = {"q1": [("d3", 3.0), ("d1", 2.0), ("d2", 1.0)], "q2": [("d9", 1.0)], "q3": []}
+    m = retrieval_metrics(rankings, gold)
+    ndcg_q1 = (1 / math.log2(3) + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
+    assert m["recall@1"] == pytest.approx((0 + 1 + 0) / 3)
+    assert m["recall@5"] == pytest.approx((1 + 1 + 0) / 3)
+    assert m["recall@10"] == pytest.approx(2 / 3)
+    assert m["mrr"] == pytest.approx((0.5 + 1 + 0) / 3)
+    assert m["ndcg@10"] == pytest.approx((ndcg_q1 + 1 + 0) / 3)
+
+
+def test_answer_metrics_on_synthetic_results() -> None:
+    verdict = {"kept": 2, "reattributed": 1, "dropped": 1}
+    base = {"verifier": verdict, "timings_ms": {"total": 100.0}, "must_contain_hits": []}
+    results = [
+        {**base, "answerable": True, "gold": ["a", "b"], "cited": ["a", "c"], "refused": False,
+         "must_contain_hits": [True, False]},
+        {**base, "answerable": True, "gold": ["d"], "cited": [], "refused": True},
+        {**base, "answerable": False, "gold": [], "cited": [], "refused": True},
+    ]  # fmt: skip
+    m = answer_metrics(results)
+    assert m["citation_precision"] == pytest.approx(1 / 2)
+    assert m["citation_recall"] == pytest.approx((1 / 2 + 0) / 2)
+    assert m["support_rate"] == pytest.approx(9 / 12)
+    assert (m["answered_rate"], m["refusal_rate"], m["must_contain"]) == (0.5, 1.0, 0.5)
+    assert m["latency_ms"]["total"] == {"p50": 100.0, "p95": 100.0}
+
+
+@pytest.fixture
+def eval_env(cli_env, seeds_settings, tmp_path) -> dict[str, str]:
+    (tmp_path / "runs.toml").write_text(CONFIG)
+    return {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir)}
+
+
+def test_report_schema_and_files(eval_env, tmp_path) -> None:
+    out = tmp_path / "report"
+    result = run_rag(
+        "eval", str(SEEDS_QA), "--config", str(tmp_path / "runs.toml"), "--limit", "4", "--out", str(out), env=eval_env
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert [r["name"] for r in report["runs"]] == ["dense-extractive", "hybrid-extractive"]
+    for run in report["runs"]:
+        assert set(run) == {"name", "dataset", "config", "metrics", "per_question"}
+        assert run["config"]["retriever"] in ("dense", "hybrid") and len(run["per_question"]) == 4
+        metrics = run["metrics"]
+        for name in ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10", "citation_precision", "citation_recall",
+                     "support_rate", "answered_rate", "must_contain"):  # fmt: skip
+            assert 0.0 <= metrics[name] <= 1.0, name
+        assert metrics["recall@5"] == 1.0
+        assert set(metrics["latency_ms"]) == {"retrieve", "generate", "verify", "total"}
+    assert "| hybrid-extractive | seeds_qa.jsonl | 4 |" in (out / "report.md").read_text()
+    for png in ("metrics_by_run.png", "latency.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_interrupted_run_resumes_where_it_stopped(eval_env, tmp_path) -> None:
+    out = tmp_path / "resumable"
+    args = [sys.executable, "-m", "rag.cli", "eval", str(SEEDS_QA), "--config", str(tmp_path / "runs.toml"),
+            "--limit", "12", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen(args, env=eval_env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("cache/*/*/*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    done = {p: p.stat().st_mtime_ns for p in out.glob("cache/*/*/*.json")}
+    assert 0 < len(done) < 24 and not (out / "report.json").exists()
+    result = subprocess.run(args, env=eval_env, cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert all(p.stat().st_mtime_ns == mtime for p, mtime in done.items())  # finished questions were not redone
+    assert len(list(out.glob("cache/*/*/*.json"))) == 24
+    assert all(len(r["per_question"]) == 12 for r in json.loads((out / "report.json").read_text())["runs"])
+
+
+def test_compare_flags_a_planted_regression(eval_env, tmp_path) -> None:
+    a = tmp_path / "a"
+    assert run_rag("eval", str(SEEDS_QA), "--limit", "3", "--out", str(a), env=eval_env).returncode == 0
+    b = tmp_path / "b"
+    b.mkdir()
+    report = json.loads((a / "report.json").read_text())
+    same, regressions = compare(report, report)
+    assert regressions == 0 and len(same) > 2
+    report["runs"][0]["metrics"]["recall@5"] -= 0.2
+    (b / "report.json").write_text(json.dumps(report))
+    result = run_rag("eval", "--compare", str(a), str(b), env=eval_env)
+    assert result.returncode == 0
+    assert "REGRESSION" in result.stdout and "1 regression(s) flagged" in result.stdout
+    assert "recall@5" in next(line for line in result.stdout.splitlines() if "REGRESSION" in line)
+
+
+def test_gold_abstracts_must_be_indexed(eval_env, tmp_path) -> None:
+    pubmed = ROOT / "eval" / "datasets" / "pubmedqa" / "dev_questions.jsonl"
+    result = run_rag("eval", str(pubmed), "--limit", "2", "--out", str(tmp_path / "x"), env=eval_env)
+    assert result.returncode == 2 and "not indexed" in result.stderr and "ingest" in result.stderr
+
+
+def test_bad_config_is_bad_input(eval_env, tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text('[[runs]]\nname = "x"\nretriever = "magic"\n')
+    result = run_rag("eval", str(SEEDS_QA), "--config", str(tmp_path / "bad.toml"), env=eval_env)
+    assert result.returncode == 2 and "retriever must be" in result.stderr
