@@ -230,6 +230,8 @@ def summarize_run(run: RunConfig, dataset: Path, results: list[dict[str, Any]], 
         metrics.update(answer_metrics(results))
     else:
         metrics["latency_ms"] = {"retrieve": percentiles([r["timings_ms"]["retrieve"] for r in results])}
+    # Time spent on the questions (summed from their timings, so a resumed run reports its whole cost).
+    metrics["time_s"] = round(sum(r["timings_ms"].get("total", r["timings_ms"]["retrieve"]) for r in results) / 1000, 1)
     return {
         "name": run.name,
         "dataset": str(dataset),

@@ -24,13 +24,17 @@ def write_reports(out: Path, runs: list[dict[str, Any]]) -> None:
 
 
 def fmt(value: Any) -> str:
-    return "-" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+    return "-" if value is None else f"{value:.3f}" if isinstance(value, float) and value <= 1 else str(value)
 
 
 def markdown(runs: list[dict[str, Any]]) -> str:
     shown = [m for m in TABLE_METRICS if any(r["metrics"].get(m) is not None for r in runs)]
-    lines = ["# Evaluation report", "", "| run | dataset | questions | " + " | ".join(shown) + " | total p50 ms |"]
-    lines.append("|" + "---|" * (len(shown) + 4))
+    lines = [
+        "# Evaluation report",
+        "",
+        "| run | dataset | questions | " + " | ".join(shown) + " | total p50 ms | time s |",
+    ]
+    lines.append("|" + "---|" * (len(shown) + 5))
     for r in runs:
         total = r["metrics"].get("latency_ms", {}).get("total", r["metrics"].get("latency_ms", {}).get("retrieve", {}))
         cells = [fmt(r["metrics"].get(m)) for m in shown]
@@ -41,6 +45,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
             str(len(r["per_question"])),
             *cells,
             "-" if p50 is None else f"{p50:.0f}",
+            fmt(r["metrics"].get("time_s")),
         ]
         lines.append("| " + " | ".join(row) + " |")
     for r in runs:
@@ -85,7 +90,7 @@ def plot(out: Path, runs: list[dict[str, Any]]) -> None:
 
     labels = [f"{r['name']}\n{Path(r['dataset']).stem}" for r in runs]
     shown = [m for m in TABLE_METRICS if any(r["metrics"].get(m) is not None for r in runs)]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(shown) * max(len(runs), 1) / 2), 4))
+    fig, ax = plt.subplots(figsize=(min(14, 0.9 * len(shown) + 4), 5))
     width = 0.8 / max(len(runs), 1)
     for i, r in enumerate(runs):
         values = [r["metrics"].get(m) or 0.0 for m in shown]
@@ -93,7 +98,7 @@ def plot(out: Path, runs: list[dict[str, Any]]) -> None:
     ax.set_xticks([x + width * (len(runs) - 1) / 2 for x in range(len(shown))], shown, rotation=30, ha="right")
     ax.set_ylim(0, 1.05)
     ax.set_title("Metrics by run")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
     fig.savefig(out / "metrics_by_run.png", dpi=110)
     plt.close(fig)
