@@ -131,3 +131,23 @@ def test_bad_config_is_bad_input(eval_env, tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text('[[runs]]\nname = "x"\nretriever = "magic"\n')
     result = run_rag("eval", str(SEEDS_QA), "--config", str(tmp_path / "bad.toml"), env=eval_env)
     assert result.returncode == 2 and "retriever must be" in result.stderr
+
+
+def test_yes_no_maybe_decisions_are_scored(eval_env, tmp_path) -> None:
+    dataset = tmp_path / "decide.jsonl"
+    rows = [
+        {"id": "d1", "question": "Can sharpness-aware minimization alone improve adversarial robustness?",
+         "gold": ["000_c1913070b188e76b#5"], "final_decision": "yes"},
+        {"id": "d2", "question": "Does ESM-AA model proteins at both the atom and the residue scale?",
+         "gold": ["000_c1913070b188e76b#8"], "final_decision": "yes"},
+    ]  # fmt: skip
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "decide.toml").write_text('[[runs]]\nname = "local-decide"\nbackend = "local"\ndecide = true\n')
+    out = tmp_path / "decided"
+    result = run_rag("eval", str(dataset), "--config", str(tmp_path / "decide.toml"), "--out", str(out), env=eval_env)
+    assert result.returncode == 0, result.stderr
+    (run,) = json.loads((out / "report.json").read_text())["runs"]
+    decisions = [q["decision"] for q in run["per_question"]]
+    assert all(d in ("yes", "no", "maybe", None) for d in decisions) and any(d is not None for d in decisions)
+    correct = sum(q["decision_correct"] for q in run["per_question"])
+    assert run["metrics"]["decision_accuracy"] == pytest.approx(correct / 2)
