@@ -146,7 +146,7 @@ def test_unreachable_server_falls_back_to_extractive_with_a_note(seeds_settings)
     assert_contract(data)
     assert data["verifier"]["fallback"] == "extractive" and "extractive" in data["note"]
     assert data["citations"] and not data["refused"]
-    assert 1500 < data["timings_ms"]["generate"] < 10000  # retried with backoff, then gave up in time
+    assert 1000 < data["timings_ms"]["generate"] < 10000  # retried with backoff (0.5 s, 1 s), then gave up in time
 
 
 @pytest.mark.slow
