@@ -250,7 +250,7 @@ class Engine:
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         return Answer(question, composer.text(), not composer.rendered, cited, backend if llm else "extractive",
-                      clock.done(), composer.report, note, question, abstracts)  # fmt: skip
+                      clock.done(), composer.report, note, abstracts=abstracts)  # fmt: skip
 
     def show_key_sentences(self, question: str, sources: list[Source], verifier: Verifier) -> None:
         """Give the LLM each abstract's key sentences for this question rather than the start of its best chunk:

@@ -37,7 +37,6 @@ def _tokenize(texts: list[str], return_ids: bool) -> Any:
 class KeywordIndex:
     bm25: bm25s.BM25
     chunk_ids: list[str]
-    doc_ids: list[str]
     venues: np.ndarray  # per chunk, lower-cased
     years: np.ndarray  # per chunk, 0 when unknown
     manifest: dict[str, Any]
@@ -79,7 +78,6 @@ class KeywordIndex:
         return cls(
             bm25=bm25s.BM25.load(str(folder), mmap=True),
             chunk_ids=rows["chunk_ids"],
-            doc_ids=[m["doc_id"] for m in metas],
             venues=np.array([(m.get("venue") or "").lower() for m in metas]),
             years=np.array([int(m.get("year") or 0) for m in metas]),
             manifest=manifest,
