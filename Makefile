@@ -9,7 +9,7 @@ PORT ?= 7860
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup browser run test lint format bench clean
+.PHONY: setup browser run test check lint format bench clean
 
 setup: $(STAMP)
 
@@ -39,8 +39,15 @@ run: setup
 	fi
 	$(BIN)/rag ui --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
 
+# Everything: lint, unit tests, the real models, real servers and the browser. CI runs this.
 test: setup browser lint
 	$(BIN)/pytest
+
+# The fast inner loop (under 2 minutes once set up): lint, then the tests that need neither the real LLM nor a
+# server, subprocess or browser (the pipeline runs on a scripted LLM). The embedding model's ONNX export is kept
+# in .venv between runs.
+check: setup lint
+	RAG_TEST_MODEL_CACHE=$(VENV)/test-model-cache $(BIN)/pytest -q -m "not slow and not llm"
 
 lint:
 	$(BIN)/ruff check .

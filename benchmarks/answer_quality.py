@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print every answer")
     args = parser.parse_args()
 
-    from rag.answerer import Engine
+    from rag.engine import Engine
     from rag.settings import Settings
 
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir else {}))

@@ -1,21 +1,42 @@
-"""A multi-turn conversation over the engine: follow-ups are rewritten into standalone questions first."""
+"""A multi-turn conversation over the engine. A follow-up that needs the conversation ("which tasks did they test
+it on?") is first condensed into a standalone question for retrieval; a question that stands alone is not."""
 
 from __future__ import annotations
 
-from rag.answerer import Answer, Engine, Event
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rag.llm import LLMError
+from rag.prompts import load_prompt
+from rag.text import content_words
+
+if TYPE_CHECKING:
+    from rag.answerer import OnEvent
+    from rag.engine import Engine
+    from rag.records import Answer
+
+STANDALONE_MATCH = 0.5  # dense similarity at which a follow-up is understood without the conversation
+CONTEXT_WORDS = re.compile(
+    r"\b(they|them|their|it|its|this|that|these|those|he|she|the (paper|method|model|approach|authors|work))\b",
+    re.IGNORECASE,
+)
+SHORT_QUESTION_WORDS = 3  # a question this short is taken as a follow-up
+CONDENSE_MAX_TOKENS = 64
+CONDENSE_MAX_CHARS = 300
 
 
 class ChatSession:
     """Per-conversation state (history and the last answer); the engine itself is shared."""
 
-    def __init__(self, engine: Engine, backend: str | None = None) -> None:
+    def __init__(self, engine: Engine, backend: str | None = None, history: Iterable[tuple[str, str]] = ()) -> None:
         self.engine = engine
         self.backend = backend
-        self.history: list[tuple[str, str]] = []
+        self.history: list[tuple[str, str]] = list(history)
         self.last: Answer | None = None
 
-    def ask(self, question: str, on_event: Event | None = None, **filters) -> Answer:
-        standalone = self.engine.condense(self.history, question, self.backend)
+    def ask(self, question: str, on_event: OnEvent | None = None, **filters: Any) -> Answer:
+        standalone = self.condense(question)
         answer = self.engine.ask(standalone, self.backend, on_event=on_event, **filters)
         answer.question, answer.standalone_question = question, standalone
         self.history.append((standalone, answer.answer))
@@ -26,3 +47,34 @@ class ChatSession:
     def reset(self) -> None:
         self.history.clear()
         self.last = None
+
+    def condense(self, question: str) -> str:
+        """A standalone version of a follow-up question, for retrieval. Falls back to joining it with the previous
+        question when no LLM is available or its rewrite loses the conversation's topic."""
+        if not self.history or not needs_context(question) or self.stands_alone(question):
+            return question
+        previous = self.history[-1][0]
+        fallback = f"{previous} {question}"
+        llm = self.engine.llms.get(self.engine.backend_name(self.backend))
+        if llm is None:
+            return fallback
+        turns = self.history[-self.engine.settings.chat_history_turns :]
+        transcript = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in turns)
+        prompt = load_prompt("condense").format(history=transcript, question=question)
+        try:
+            rewrite = llm.complete([{"role": "user", "content": prompt}], CONDENSE_MAX_TOKENS).strip().splitlines()
+        except LLMError:
+            return fallback
+        candidate = rewrite[0].strip() if rewrite else ""
+        on_topic = bool(content_words(candidate) & content_words(previous))
+        return candidate if candidate and len(candidate) <= CONDENSE_MAX_CHARS and on_topic else fallback
+
+    def stands_alone(self, question: str) -> bool:
+        """A follow-up that retrieval already matches closely on its own ("what makes it possible to train
+        1000-layer transformers?") is not rewritten: pronouns alone do not make a question depend on the last."""
+        results = self.engine.library.search(question, 1)
+        return bool(results) and (results[0].dense_score or 0.0) >= STANDALONE_MATCH
+
+
+def needs_context(question: str) -> bool:
+    return bool(CONTEXT_WORDS.search(question)) or len(question.split()) <= SHORT_QUESTION_WORDS

@@ -1,7 +1,7 @@
 """The `rag` command line. It only parses arguments, calls the library and prints; heavy imports happen inside
 the commands so that `rag --help` answers at once.
 
-Exit codes (DESIGN.md): 0 success, 2 bad input or usage (one line on stderr), 1 runtime failure.
+Exit codes (docs/contracts.md): 0 success, 2 bad input or usage (one line on stderr), 1 runtime failure.
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from pydantic import ValidationError
 from typer._click import exceptions as click_errors  # typer vendors click; its usage errors live here
 
 from rag.errors import BadInput
-from rag.settings import Settings
+from rag.settings import BACKENDS, MODES, Mode, Settings
+from rag.text import where
 
 app = typer.Typer(
     help="Ask questions about scientific paper abstracts and get answers cited to the abstracts.",
@@ -89,26 +90,20 @@ def search(
     venue: Venue = None,
     year: Year = None,
     as_json: AsJson = False,
-    mode: Annotated[str, typer.Option("--mode", help="Retriever: hybrid (default), dense or keyword.")] = "hybrid",
+    mode: Annotated[str, typer.Option("--mode", help=f"Retriever: {', '.join(MODES)} (default hybrid).")] = "hybrid",
     data_dir: DataDir = None,
 ) -> None:
     """Find the abstracts most relevant to a question (no LLM involved)."""
-    if mode not in ("hybrid", "dense", "keyword"):
-        raise BadInput(f"unknown --mode {mode!r}; use hybrid, dense or keyword")
-    from rag.retriever import Retriever
+    from rag.library import Library
 
-    settings = load_settings(data_dir)
-    if not question.strip():  # before loading any model
-        raise BadInput("the question is empty")
-    results = Retriever(settings).search(question, top_k, venue, year, mode=mode)  # type: ignore[arg-type]
+    results = Library(load_settings(data_dir)).search(question, top_k, venue, year, mode=check_mode(mode))
     if as_json:
         print(json.dumps({"query": question, "results": [r.contract() for r in results]}, ensure_ascii=False))
         return
     if not results:
         print("No matching abstracts.")
     for r in results:
-        where = " ".join(str(x) for x in (r.venue, r.year) if x)
-        print(f"{r.rank:>2}. {r.doc_id}  {where}  score {r.score:.4f}")
+        print(f"{r.rank:>2}. {r.doc_id}  {where(r.venue, r.year)}  score {r.score:.4f}")
         print(f"    {r.title + ': ' if r.title else ''}{_shorten(r.text, 300)}")
 
 
@@ -116,17 +111,22 @@ Backend = Annotated[
     str | None,
     typer.Option(
         "--llm",
-        help="LLM backend: local, openai, openai-compatible or extractive (default: RAG_LLM_BACKEND, auto).",
+        help=f"LLM backend: {', '.join(BACKENDS)} (default: RAG_LLM_BACKEND, auto).",
         show_default=False,
     ),
 ]
-BACKENDS = ("auto", "local", "openai", "openai-compatible", "extractive")
 
 
 def check_backend(backend: str | None) -> str | None:
-    if backend is not None and backend not in BACKENDS:
-        raise BadInput(f"unknown --llm {backend!r}; use one of {', '.join(BACKENDS)}")
+    if backend is not None and backend not in ("auto", *BACKENDS):
+        raise BadInput(f"unknown --llm {backend!r}; use one of auto, {', '.join(BACKENDS)}")
     return None if backend == "auto" else backend
+
+
+def check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise BadInput(f"unknown --mode {mode!r}; use {', '.join(MODES)}")
+    return cast(Mode, mode)
 
 
 @app.command()
@@ -140,12 +140,10 @@ def ask(
     data_dir: DataDir = None,
 ) -> None:
     """Answer a question from the abstracts; every sentence is cited and verified."""
-    from rag.answerer import Engine
+    from rag.engine import Engine
     from rag.presenters import answer_to_terminal
 
     backend = check_backend(backend)
-    if not question.strip():
-        raise BadInput("the question is empty")
     engine = Engine(load_settings(data_dir))
     if as_json:
         answer = engine.ask(question, backend, top_k, venue, year)
@@ -165,12 +163,10 @@ def summarize(
     data_dir: DataDir = None,
 ) -> None:
     """Write a short cited summary of a topic: themes, then each paper's contribution."""
-    from rag.answerer import Engine
+    from rag.engine import Engine
     from rag.presenters import answer_to_terminal
 
     backend = check_backend(backend)
-    if not topic.strip():
-        raise BadInput("the topic is empty")
     engine = Engine(load_settings(data_dir))
     if as_json:
         print(json.dumps(engine.summarize(topic, backend, top_k).contract(), ensure_ascii=False))
@@ -181,7 +177,7 @@ def summarize(
 @app.command()
 def chat(backend: Backend = None, data_dir: DataDir = None) -> None:
     """Talk with the abstracts: follow-up questions are understood in context. /reset, /sources, /quit."""
-    from rag.answerer import Engine
+    from rag.engine import Engine
     from rag.presenters import chat_loop
 
     chat_loop(Engine(load_settings(data_dir)), check_backend(backend))
@@ -199,12 +195,11 @@ def ui(
     data_dir: DataDir = None,
 ) -> None:
     """Start the web app: chat with citations, summaries and the library (http://HOST:PORT)."""
+    from rag.library import Library
     from ui.app import launch
 
     settings = load_settings(data_dir)
-    from rag.stats import index_stats
-
-    if index_stats(settings)["abstracts"] == 0:
+    if Library(settings).stats()["abstracts"] == 0:
         raise BadInput("the index is empty: run `rag ingest seeds/` first (make run does it for you)")
     print(f"Starting the app on http://{host}:{port} (Ctrl+C to stop)", file=sys.stderr)
     launch(settings, host, port, share)
@@ -213,7 +208,7 @@ def ui(
 @app.command(name="eval")
 def eval_command(
     datasets: Annotated[
-        list[Path] | None, typer.Argument(help="Evaluation datasets (JSONL, DESIGN.md format).")
+        list[Path] | None, typer.Argument(help="Evaluation datasets (JSONL, the format of docs/contracts.md).")
     ] = None,
     config: Annotated[Path | None, typer.Option("--config", help="TOML file of named runs (eval/configs/).")] = None,
     out: Annotated[Path, typer.Option("--out", help="Where report.json, report.md and plots go.")] = Path(
@@ -248,7 +243,7 @@ def eval_command(
         raise BadInput("name at least one dataset, e.g. eval/datasets/seeds_qa.jsonl (or use --compare A B)")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from rag.answerer import Engine
+    from rag.engine import Engine
     from rag.evaluation import check_gold_indexed, load_config, load_dataset, run_dataset, summarize_run
     from rag.reports import markdown, write_reports
 
@@ -256,7 +251,7 @@ def eval_command(
     loaded = [(path, load_dataset(path)[:limit]) for path in datasets]
     engine = Engine(load_settings(data_dir))
     for path, rows in loaded:
-        check_gold_indexed(engine, rows, path)
+        check_gold_indexed(engine.library, rows, path)
     summaries = []
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -277,9 +272,9 @@ def eval_command(
 @app.command()
 def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """Show what is indexed: abstracts, chunks, venues and years."""
-    from rag.stats import index_stats
+    from rag.library import Library
 
-    info = index_stats(load_settings(data_dir))
+    info = Library(load_settings(data_dir)).stats()
     if as_json:
         print(json.dumps(info, ensure_ascii=False))
         return

@@ -16,16 +16,22 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput
+from rag.settings import MODES
+
+if TYPE_CHECKING:
+    from rag.engine import Engine
+    from rag.library import Library
+    from rag.records import Answer
 
 RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")
 HIGHER_IS_BETTER = (
     *RETRIEVAL_METRICS, "citation_precision", "citation_recall", "support_rate", "answered_rate", "refusal_rate",
     "must_contain", "decision_accuracy",
 )  # fmt: skip
-STAGES = ("retrieve", "generate", "verify", "total")
+STAGES = ("retrieve", "focus", "generate", "verify", "fallback", "total")
 DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
 
 
@@ -58,8 +64,8 @@ def load_config(path: Path | None) -> list[RunConfig]:
             run = RunConfig(**raw)
         except TypeError as exc:
             raise BadInput(f"{path}: run {i}: {exc}") from None
-        if run.retriever not in ("dense", "keyword", "hybrid"):
-            raise BadInput(f"{path}: run {run.name!r}: retriever must be dense, keyword or hybrid")
+        if run.retriever not in MODES:
+            raise BadInput(f"{path}: run {run.name!r}: retriever must be {', '.join(MODES)}")
         runs.append(run)
     if not runs:
         raise BadInput(f"{path}: no [[runs]] defined")
@@ -151,9 +157,9 @@ def must_contain_hits(answer: str, entries: list[str]) -> list[bool]:
 
 
 # ----- running ------------------------------------------------------------------------------------------------
-def evaluate_question(engine, run: RunConfig, row: dict[str, Any], retrieval_only: bool) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def evaluate_question(engine: Engine, run: RunConfig, row: dict[str, Any], retrieval_only: bool) -> dict[str, Any]:
     start = time.perf_counter()
-    ranked = engine.retriever.search(row["question"], 10, run.venue, run.year, mode=run.retriever)
+    ranked = engine.library.search(row["question"], 10, run.venue, run.year, mode=run.retriever)
     result: dict[str, Any] = {
         "id": row["id"],
         "question": row["question"],
@@ -181,11 +187,11 @@ def evaluate_question(engine, run: RunConfig, row: dict[str, Any], retrieval_onl
     return result
 
 
-def decide(engine, run: RunConfig, row: dict[str, Any], answer) -> str | None:  # type: ignore[no-untyped-def]
+def decide(engine: Engine, run: RunConfig, row: dict[str, Any], answer: Answer) -> str | None:
     """Ask the backend for yes/no/maybe from the cited abstracts (prompts/decide.txt); None without an LLM."""
-    from rag.answerer import load_prompt
+    from rag.prompts import load_prompt
 
-    llm = engine.llm(engine.backend_name(run.backend))
+    llm = engine.llms.get(engine.backend_name(run.backend))
     if llm is None or answer.refused:
         return None
     evidence = "\n\n".join(f"[{c.n}] {answer.abstracts.get(c.doc_id, c.quote)}" for c in answer.citations)
@@ -195,7 +201,7 @@ def decide(engine, run: RunConfig, row: dict[str, Any], answer) -> str | None:  
 
 
 def run_dataset(
-    engine,  # type: ignore[no-untyped-def]
+    engine: Engine,
     run: RunConfig,
     dataset: Path,
     rows: list[dict[str, Any]],
@@ -241,12 +247,9 @@ def summarize_run(run: RunConfig, dataset: Path, results: list[dict[str, Any]], 
     }
 
 
-def check_gold_indexed(engine, rows: list[dict[str, Any]], dataset: Path) -> None:  # type: ignore[no-untyped-def]
-    from rag import store
-
+def check_gold_indexed(library: Library, rows: list[dict[str, Any]], dataset: Path) -> None:
     gold = sorted({doc for row in rows for doc in row["gold"]})
-    indexed = store.stored_docs(engine.retriever.collection, gold)
-    missing = [doc for doc in gold if doc not in indexed]
+    missing = library.missing(gold)
     if missing:
         raise BadInput(
             f"{dataset}: {len(missing)} of {len(gold)} gold abstracts are not indexed (e.g. {missing[0]}); "

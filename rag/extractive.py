@@ -15,8 +15,6 @@ from rag.verifier import Source
 if TYPE_CHECKING:
     import numpy as np
 
-    from rag.embedder import Embedder
-
 
 # Sentences where an abstract states its own contribution answer "what/which/how" questions best.
 CONTRIBUTION = re.compile(
@@ -27,7 +25,7 @@ CONTRIBUTION = re.compile(
 CUE_BONUS = 0.08
 
 
-def sentence_scores(source: Source, query_vector) -> np.ndarray:  # type: ignore[no-untyped-def]
+def sentence_scores(source: Source, query_vector: np.ndarray) -> np.ndarray:
     """Similarity of each sentence to the query, plus a small bonus for contribution statements."""
     import numpy as np
 
@@ -37,7 +35,7 @@ def sentence_scores(source: Source, query_vector) -> np.ndarray:  # type: ignore
     return source.vectors @ query_vector + cues
 
 
-def key_sentences(source: Source, query_vector, margin: float) -> list[int]:  # type: ignore[no-untyped-def]
+def key_sentences(source: Source, query_vector: np.ndarray, margin: float) -> list[int]:
     """Indices, in abstract order, of the sentence closest to the query and of the abstract's own statement of
     its contribution ("we propose X", which names the method most questions are after) or, failing that, the
     runner-up when it is within the margin."""
@@ -53,16 +51,15 @@ def key_sentences(source: Source, query_vector, margin: float) -> list[int]:  # 
 
 
 def extractive_answer(
-    question: str,
     sources: list[Source],
-    embedder: Embedder,
+    q: np.ndarray,
     max_sentences: int = 4,
     margin: float = 0.9,
 ) -> str:
-    """Sentences in source order, each ending with its [n]; '' when there are no sources."""
+    """Sentences in source order, each ending with its [n]; '' when there are no sources. `q` is the question's
+    vector; the sources must be prepared by the verifier."""
     if not sources:
         return ""
-    q = embedder.embed_query(question)
     top = sources[0]
     picks = [(top.n, i) for i in key_sentences(top, q, margin)]
     best = float(sentence_scores(top, q).max())
@@ -74,20 +71,30 @@ def extractive_answer(
     return " ".join(f"{by_n[n].sentences[i].strip()} [{n}]" for n, i in picks)
 
 
-def extractive_summary(topic: str, sources: list[Source], embedder: Embedder) -> str:
-    """Themes: the two sentences closest to the topic; Contributions: each abstract's sentence closest to it."""
-    q = embedder.embed_query(topic)
-    best: list[tuple[float, int, int]] = []  # (score, source n, sentence index)
+def extractive_summary(sources: list[Source], q: np.ndarray) -> str:
+    """Themes: the two sentences closest to the topic (vector `q`); Contributions: each other abstract's sentence
+    closest to it."""
+    themes = sorted(best_sentences(sources, q), reverse=True)[:2]
+    by_n = {s.n: s for s in sources}
+    lines = [f"{by_n[n].sentences[i].strip()} [{n}]" for _, n, i in themes]
+    lines[0] = f"Themes: {lines[0]}"
+    themed = {n for _, n, _ in themes}
+    rest = contributions([s for s in sources if s.n not in themed], q)
+    return " ".join([*lines, rest] if rest else lines)
+
+
+def contributions(sources: list[Source], q: np.ndarray) -> str:
+    """'Contributions:' and each abstract's sentence closest to the topic, cited, in source order ('' for none)."""
+    lines = [
+        f"{s.sentences[i].strip()} [{s.n}]" for s, (_, _, i) in zip(sources, best_sentences(sources, q), strict=True)
+    ]
+    return f"Contributions: {' '.join(lines)}" if lines else ""
+
+
+def best_sentences(sources: list[Source], q: np.ndarray) -> list[tuple[float, int, int]]:
+    """(score, source n, sentence index) of each source's sentence closest to the topic."""
+    best = []
     for source in sources:
         scores = sentence_scores(source, q)
         best.append((float(scores.max()), source.n, int(scores.argmax())))
-    by_n = {s.n: s for s in sources}
-    themes = sorted(best, reverse=True)[:2]
-    theme_keys = {(n, i) for _, n, i in themes}
-    lines = [f"Themes: {by_n[n].sentences[i].strip()} [{n}]" if j == 0 else f"{by_n[n].sentences[i].strip()} [{n}]"
-             for j, (_, n, i) in enumerate(themes)]  # fmt: skip
-    contributions = [(n, i) for _, n, i in sorted(best, key=lambda b: b[1]) if (n, i) not in theme_keys]
-    for j, (n, i) in enumerate(contributions):
-        prefix = "Contributions: " if j == 0 else ""
-        lines.append(f"{prefix}{by_n[n].sentences[i].strip()} [{n}]")
-    return " ".join(lines)
+    return best

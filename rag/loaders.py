@@ -1,7 +1,7 @@
 """Corpus files -> Paper records.
 
-Formats (DESIGN.md): the seeds' text format (.txt: a "VENUE YEAR ..." header line, then one abstract per non-empty
-line), JSONL, CSV and BibTeX. A file that cannot be read at all (missing, empty, binary, unknown type) raises
+Formats (docs/contracts.md): the seeds' text format (.txt: a "VENUE YEAR ..." header line, then one abstract per
+non-empty line), JSONL, CSV and BibTeX. A file that cannot be read at all (missing, empty, binary, unknown type) raises
 BadInput before anything is written; a bad record is reported as a Problem with file and line, and the rest of
 the file still loads.
 """
@@ -33,6 +33,11 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.source}: {self.reason}"
+
+    def short(self) -> str:
+        """The problem with the file's name only (not its folder): "papers.jsonl:3: malformed JSON"."""
+        file, _, line = self.source.rpartition(":")
+        return f"{Path(file).name}:{line}: {self.reason}"
 
 
 @dataclass

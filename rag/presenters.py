@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
-from rag.answerer import Answer, Engine, Event
+from rag.text import where
+
+if TYPE_CHECKING:
+    from rag.answerer import Event, OnEvent
+    from rag.engine import Engine
+    from rag.records import Answer
 
 
-def print_sources(answer: Answer, out=None) -> None:
+def print_sources(answer: Answer, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     if answer.note:
         print(f"\nNote: {answer.note}", file=out)
@@ -16,27 +22,26 @@ def print_sources(answer: Answer, out=None) -> None:
         return
     print("\nSources:", file=out)
     for c in answer.citations:
-        where = " ".join(str(x) for x in (c.venue, c.year) if x)
-        print(f"  [{c.n}] {where} · {c.doc_id}{' · ' + c.title if c.title else ''}", file=out)
+        print(f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}", file=out)
         print(f'      "{c.quote}"', file=out)
 
 
-def answer_to_terminal(run: Callable[[Event], Answer]) -> Answer:
+def answer_to_terminal(run: Callable[[OnEvent], Answer]) -> Answer:
     """Run a request, printing each verified sentence as soon as it is settled; a TTY also sees a live draft."""
     live = sys.stdout.isatty()
     draft: list[str] = []
 
-    def on_event(kind: str, text: str) -> None:
-        if kind == "token" and live:
-            draft.append(text)
+    def on_event(event: Event) -> None:
+        if event.kind == "token" and live:
+            draft.append(event.text)
             tail = "".join(draft)[-70:].replace("\n", " ")
             sys.stderr.write(f"\r\033[2K\033[2mdrafting… {tail}\033[0m")
             sys.stderr.flush()
-        elif kind == "sentence":
+        elif event.kind == "sentence":
             if live:
                 sys.stderr.write("\r\033[2K")
                 draft.clear()
-            sys.stdout.write(text.lstrip(" ") + ("" if text.endswith("\n") else " "))
+            sys.stdout.write(event.text.lstrip(" ") + ("" if event.text.endswith("\n") else " "))
             sys.stdout.flush()
 
     answer = run(on_event)
@@ -48,10 +53,9 @@ def answer_to_terminal(run: Callable[[Event], Answer]) -> Answer:
 
 
 def chat_loop(engine: Engine, backend: str | None) -> None:
-    from rag.chat import ChatSession
     from rag.errors import BadInput
 
-    session = ChatSession(engine, backend)
+    session = engine.chat(backend)
     print("Ask about the indexed abstracts. Commands: /sources, /reset, /quit", file=sys.stderr)
     while True:
         try:

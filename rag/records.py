@@ -1,8 +1,12 @@
-"""The records that flow between stages: papers, chunks and search results."""
+"""The records that flow between stages: papers, chunks, search results and answers.
+
+The JSON contracts of docs/contracts.md (`rag search --json`, `rag ask --json`) are built from these dataclasses.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class SearchResult:
     metadata: dict = field(default_factory=dict)
 
     def contract(self) -> dict:
-        """The `rag search --json` result shape of DESIGN.md, exactly."""
+        """The `rag search --json` result shape of docs/contracts.md, exactly."""
         return {
             "rank": self.rank,
             "doc_id": self.doc_id,
@@ -59,3 +63,58 @@ class SearchResult:
             "title": self.title,
             "text": self.text,
         }
+
+
+@dataclass
+class Citation:
+    """One numbered source of an answer, with the verbatim sentence of its abstract that supports the claim."""
+
+    n: int
+    doc_id: str
+    venue: str | None
+    year: int | None
+    title: str | None
+    quote: str
+    url: str | None
+
+
+@dataclass
+class DroppedSentence:
+    text: str
+    reason: str
+
+
+@dataclass
+class VerifierReport:
+    """What the verifier did to an answer: sentences kept, re-attributed and dropped (with reasons), and whether
+    the answer fell back to verbatim sentences."""
+
+    kept: int = 0
+    reattributed: int = 0
+    dropped: int = 0
+    dropped_sentences: list[DroppedSentence] = field(default_factory=list)
+    fallback: Literal["extractive"] | None = None
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    refused: bool
+    citations: list[Citation]
+    backend: str
+    timings_ms: dict[str, float]
+    verifier: VerifierReport = field(default_factory=VerifierReport)
+    note: str | None = None
+    standalone_question: str | None = None  # the follow-up rewritten to stand alone, in a chat
+    abstracts: dict[str, str] = field(default_factory=dict)  # cited doc_id -> full abstract, for presenters
+
+    def contract(self) -> dict[str, Any]:
+        """The `rag ask --json` shape of docs/contracts.md: the design's fields, the verifier's report, any note,
+        and the standalone question when a chat rewrote the follow-up."""
+        data = asdict(self)
+        del data["abstracts"]
+        data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
+        if not self.standalone_question or self.standalone_question == self.question:
+            del data["standalone_question"]
+        return data

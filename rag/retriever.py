@@ -11,20 +11,20 @@ chunks rather than abstracts and has no weights for reciprocal-rank fusion, henc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from rag import store
 from rag.errors import BadInput
 from rag.keyword_index import KeywordIndex, read_manifest
 from rag.records import SearchResult
-from rag.settings import Settings
+from rag.settings import Mode, Settings
+from rag.text import check_question
 
 if TYPE_CHECKING:
+    import numpy as np
     from chromadb.api.models.Collection import Collection
 
     from rag.embedder import Embedder
-
-Mode = Literal["dense", "keyword", "hybrid"]
 
 
 @dataclass
@@ -78,13 +78,18 @@ class Retriever:
         venue: str | None = None,
         year: int | None = None,
         mode: Mode = "hybrid",
+        query_vector: np.ndarray | None = None,
     ) -> list[SearchResult]:
-        question = self.check_question(question)
+        """The k best abstracts, one result each. `query_vector` is the question's embedding when the caller
+        already has it (it is computed here otherwise)."""
+        question = check_question(question, self.settings.max_question_chars)
         venue = self.check_venue(venue)
         self.check_year(year)
         k = k or self.settings.top_k
         pool = max(self.settings.candidates, k)
-        dense = self._dense(question, pool, venue, year) if mode != "keyword" else []
+        if query_vector is None:
+            query_vector = self.embedder.embed_query(question)
+        dense = self._dense(query_vector, pool, venue, year) if mode != "keyword" else []
         keyword = self._keyword(question, pool, venue, year) if mode != "dense" else []
         dense, keyword = collapse(dense), collapse(keyword)
         if mode == "hybrid":
@@ -95,19 +100,8 @@ class Retriever:
         top = ranked[:k]
         cosine = {hit.doc_id: hit.score for hit in dense}
         if mode == "keyword" and top:  # the dense similarity of keyword hits still tells how relevant they are
-            cosine = self._cosine_of([hit.doc_id for hit, _ in top], question)
+            cosine = self._cosine_of([hit.doc_id for hit, _ in top], query_vector)
         return self._results(top, cosine)
-
-    def check_question(self, question: str) -> str:
-        question = question.strip()
-        if not question:
-            raise BadInput("the question is empty")
-        if len(question) > self.settings.max_question_chars:
-            raise BadInput(
-                f"the question has {len(question)} characters; the limit is "
-                f"{self.settings.max_question_chars} (RAG_MAX_QUESTION_CHARS)"
-            )
-        return question
 
     def check_venue(self, venue: str | None) -> str | None:
         if venue is None:
@@ -123,13 +117,13 @@ class Retriever:
             known = [y for y in self.manifest["years"] if y != "unknown"]
             raise BadInput(f"no indexed abstract is from {year}; indexed years: {', '.join(known) or 'none'}")
 
-    def _dense(self, question: str, pool: int, venue: str | None, year: int | None) -> list[Hit]:
+    def _dense(self, query_vector: np.ndarray, pool: int, venue: str | None, year: int | None) -> list[Hit]:
         conditions: list[dict] = [{"venue": venue}] if venue else []
         if year:
             conditions.append({"year": year})
         where = conditions[0] if len(conditions) == 1 else ({"$and": conditions} if conditions else None)
         found = self.collection.query(
-            query_embeddings=[self.embedder.embed_query(question)],
+            query_embeddings=[query_vector],
             n_results=min(pool, self.collection.count()),
             where=where,
             include=["metadatas", "distances"],
@@ -141,9 +135,9 @@ class Retriever:
             )
         ]
 
-    def _cosine_of(self, doc_ids: list[str], question: str) -> dict[str, float]:
+    def _cosine_of(self, doc_ids: list[str], query_vector: np.ndarray) -> dict[str, float]:
         found = self.collection.query(
-            query_embeddings=[self.embedder.embed_query(question)],
+            query_embeddings=[query_vector],
             n_results=min(len(doc_ids) * 8, self.collection.count()),
             where={"doc_id": {"$in": doc_ids}},
             include=["metadatas", "distances"],

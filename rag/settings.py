@@ -7,12 +7,19 @@ OpenAI variables use the names those tools document (CHROMA_HOST, OPENAI_API_KEY
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-LlmBackend = Literal["auto", "local", "openai", "openai-compatible", "extractive"]
+# The one list of LLM backends and retriever modes: the CLI, the UI, the evaluation configs and the settings
+# all take their choices from here.
+Backend = Literal["local", "openai", "openai-compatible", "extractive"]
+BackendSetting = Literal["auto", Backend]
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
+LLM_BACKENDS: tuple[Backend, ...] = ("local", "openai", "openai-compatible")  # the ones that run an LLM
+Mode = Literal["hybrid", "dense", "keyword"]
+MODES: tuple[Mode, ...] = get_args(Mode)
 
 
 def _env(name: str, *aliases: str) -> AliasChoices:
@@ -62,12 +69,13 @@ class Settings(BaseSettings):
     chat_history_turns: int = Field(6, ge=1, le=50, validation_alias=_env("RAG_CHAT_HISTORY_TURNS"))
 
     # LLM
-    llm_backend: LlmBackend = Field("auto", validation_alias=_env("RAG_LLM_BACKEND"))
+    llm_backend: BackendSetting = Field("auto", validation_alias=_env("RAG_LLM_BACKEND"))
     llm_model_path: str = Field("", validation_alias=_env("RAG_LLM_MODEL_PATH"))
     llm_context_size: int = Field(2048, ge=256, validation_alias=_env("RAG_LLM_CONTEXT_SIZE"))
     llm_threads: int = Field(2, ge=1, validation_alias=_env("RAG_LLM_THREADS"))
     llm_max_tokens: int = Field(256, ge=16, validation_alias=_env("RAG_LLM_MAX_TOKENS"))
     llm_temperature: float = Field(0.1, ge=0, le=2, validation_alias=_env("RAG_LLM_TEMPERATURE"))
+    llm_seed: int = Field(0, ge=0, validation_alias=_env("RAG_LLM_SEED"))
     llm_timeout_s: float = Field(60.0, gt=0, validation_alias=_env("RAG_LLM_TIMEOUT"))
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))

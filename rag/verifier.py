@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rag.chunker import sentence_spans
+from rag.records import DroppedSentence, VerifierReport
+from rag.text import content_coverage, split_markers
 
 if TYPE_CHECKING:
     import numpy as np
 
     from rag.embedder import Embedder
 
-MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 NAMED = re.compile(r"\b[\w-]*(?:[A-Z][\w-]*[A-Z0-9]|\d)[\w-]*\b")
 # Text in an abstract that addresses the assistant rather than describing research (prompt injection). Such
@@ -34,28 +34,10 @@ INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
-QUESTION_WORDS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "how",
-        "why",
-        "when",
-        "where",
-        "does",
-        "do",
-        "did",
-        "can",
-        "could",
-        "should",
-        "would",
-    ]
-)
-WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
+MIN_CLAIM_WORDS = 3
+
+Status = Literal["kept", "reattributed", "dropped"]
 
 
 @dataclass
@@ -69,7 +51,8 @@ class Source:
     year: int | None = None
     title: str | None = None
     url: str | None = None
-    passage: str = ""  # the best chunk, which the prompt shows
+    passage: str = ""  # the best-matching chunk, as retrieved
+    key_passage: str = ""  # what the prompt shows of it: its key sentences for the question (see focus)
     sentences: list[str] = field(default_factory=list)
     vectors: np.ndarray | None = None
 
@@ -79,38 +62,19 @@ class Verdict:
     text: str  # the claim without its markers
     sources: list[int]  # supporting source numbers (empty when dropped)
     quotes: dict[int, str]  # source number -> verbatim supporting sentence
-    status: str  # "kept", "reattributed" or "dropped"
+    status: Status
     reason: str = ""
 
 
-def split_markers(sentence: str) -> tuple[str, list[int]]:
-    """The sentence without [n] markers, and the cited numbers in order."""
-    cited: list[int] = []
-    for group in MARKER.findall(sentence):
-        cited.extend(int(x) for x in re.split(r"\s*[,;]\s*", group))
-    text = MARKER.sub("", sentence)
-    text = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
-    return text, list(dict.fromkeys(cited))
-
-
-def content_coverage(claim: str, abstract: str) -> float:
-    """Share of the claim's content words (stemmed, stop words left out) that occur in the abstract."""
-    from bm25s.stopwords import STOPWORDS_EN
-
-    stem = _stemmer().stemWord
-    skip = QUESTION_WORDS.union(STOPWORDS_EN)
-    words = {stem(w.lower()) for w in WORD.findall(claim) if w.lower() not in skip}
-    if not words:
-        return 0.0
-    vocabulary = {stem(w.lower()) for w in WORD.findall(abstract)}
-    return len(words & vocabulary) / len(words)
-
-
-@cache
-def _stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
+def record(report: VerifierReport, verdict: Verdict) -> None:
+    """Count a verdict in the report (a dropped sentence with its reason)."""
+    if verdict.status == "kept":
+        report.kept += 1
+    elif verdict.status == "reattributed":
+        report.reattributed += 1
+    else:
+        report.dropped += 1
+        report.dropped_sentences.append(DroppedSentence(verdict.text, verdict.reason))
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -122,40 +86,47 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
 
 
 class Verifier:
-    def __init__(self, embedder: Embedder, sources: list[Source], threshold: float, coverage: float) -> None:
+    """Checks answer sentences against the sources a request may cite. Stateless between requests: what it learns
+    about a source (its sentences and their vectors) is kept on the Source."""
+
+    def __init__(self, embedder: Embedder, threshold: float, coverage: float) -> None:
         self.embedder = embedder
-        self.sources = {s.n: s for s in sources}
         self.threshold = threshold
         self.coverage = coverage
 
-    def prepare(self, source: Source) -> None:
-        if source.vectors is None:
-            source.sentences = [source.abstract[a:b] for a, b in sentence_spans(source.abstract)] or [source.abstract]
-            source.vectors = self.embedder.embed(source.sentences)
+    def prepare(self, sources: list[Source]) -> None:
+        """Split each source into sentences and embed them (once per source)."""
+        for source in sources:
+            if source.vectors is None:
+                spans = sentence_spans(source.abstract)
+                source.sentences = [source.abstract[a:b] for a, b in spans] or [source.abstract]
+                source.vectors = self.embedder.embed(source.sentences)
 
     def support(self, claim_vector: np.ndarray, claim: str, source: Source) -> tuple[float, str, list[str]]:
         """(best similarity, best abstract sentence, lexical gaps) of a claim against one source."""
-        self.prepare(source)
+        self.prepare([source])
         assert source.vectors is not None
         scores = source.vectors @ claim_vector
         best = int(scores.argmax())
         return float(scores[best]), source.sentences[best], lexical_gaps(claim, " ".join(source.sentences))
 
-    def check(self, sentence: str) -> Verdict:
+    def check(self, sentence: str, sources: list[Source]) -> Verdict:
+        """Keep the sentence when a source it cites supports it, re-attribute it to the best supporting source
+        when it cites none that does, drop it otherwise."""
         claim, cited = split_markers(sentence)
         claim = PREAMBLE.sub("", claim)
         claim = claim[:1].upper() + claim[1:]
-        if len(claim.split()) < 3:
+        if len(claim.split()) < MIN_CLAIM_WORDS:
             return Verdict(claim, [], {}, "dropped", "too short to be a claim")
         if INSTRUCTION.search(claim):
             return Verdict(claim, [], {}, "dropped", "an instruction, not a claim")
         vector = self.embedder.embed([claim])[0]
         supported: dict[int, tuple[float, str]] = {}
-        for n, source in self.sources.items():
+        for source in sources:
             score, quote, gaps = self.support(vector, claim, source)
             covered = content_coverage(claim, " ".join(source.sentences)) >= self.coverage
             if score >= self.threshold and not gaps and covered:
-                supported[n] = (score, quote)
+                supported[source.n] = (score, quote)
         kept = [n for n in cited if n in supported]
         if kept:
             return Verdict(claim, kept, {n: supported[n][1] for n in kept}, "kept")

@@ -28,7 +28,10 @@ SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
 
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("models")
+    """Where the embedding model's ONNX export goes: fresh for every session, or RAG_TEST_MODEL_CACHE (make check
+    keeps it between runs)."""
+    kept = os.environ.get("RAG_TEST_MODEL_CACHE")
+    return Path(kept) if kept else tmp_path_factory.mktemp("models")
 
 
 @pytest.fixture
@@ -154,7 +157,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session")
 def engine(seeds_settings: Settings):
     """One shared engine over the seed index (as the UI and CLI use it: models loaded once)."""
-    from rag.answerer import Engine
+    from rag.engine import Engine
 
     return Engine(seeds_settings)
 

@@ -80,7 +80,9 @@ def test_report_schema_and_files(eval_env, tmp_path) -> None:
                      "support_rate", "answered_rate", "must_contain"):  # fmt: skip
             assert 0.0 <= metrics[name] <= 1.0, name
         assert metrics["recall@5"] == 1.0
-        assert set(metrics["latency_ms"]) == {"retrieve", "generate", "verify", "total"}
+        assert set(metrics["latency_ms"]) == {"retrieve", "focus", "generate", "verify", "fallback", "total"}
+        assert metrics["latency_ms"]["fallback"]["p50"] > 0  # extractive answers are timed as such
+        assert metrics["latency_ms"]["generate"]["p50"] is None  # and no LLM ran
     assert "| hybrid-extractive | seeds_qa.jsonl | 4 |" in (out / "report.md").read_text()
     for png in ("metrics_by_run.png", "latency.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -133,6 +135,7 @@ def test_bad_config_is_bad_input(eval_env, tmp_path: Path) -> None:
     assert result.returncode == 2 and "retriever must be" in result.stderr
 
 
+@pytest.mark.llm
 def test_yes_no_maybe_decisions_are_scored(eval_env, tmp_path) -> None:
     dataset = tmp_path / "decide.jsonl"
     rows = [

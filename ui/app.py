@@ -1,5 +1,5 @@
-"""The Gradio app. It only calls the library (rag.answerer, rag.chat, rag.ingest, rag.store): no retrieval, prompt
-or citation logic of its own. One Engine per process serves every session; conversation state is per session."""
+"""The Gradio app. It only calls the library's facades (rag.engine.Engine and its Library): no retrieval, prompt or
+citation logic of its own. One Engine per process serves every session; conversation state is per session."""
 
 from __future__ import annotations
 
@@ -13,14 +13,15 @@ from typing import Any
 
 import gradio as gr
 
-from rag.answerer import Answer, Engine
-from rag.chat import ChatSession
+from rag.answerer import Event, OnEvent
+from rag.engine import Engine
 from rag.errors import BadInput
-from rag.settings import Settings
+from rag.records import Answer
+from rag.settings import BACKENDS, Settings
+from rag.text import EmptyInput, check_question
 from ui.render import answer_html, draft_html, markdown_export, sources_html, verifier_note
 
 log = logging.getLogger("rag.ui")
-BACKENDS = ["local", "extractive", "openai", "openai-compatible"]
 ALL = "All"
 EXAMPLES = [
     "Can sharpness-aware minimization improve adversarial robustness?",
@@ -45,14 +46,14 @@ mark { background: #fde68a; }
 """
 
 
-def stream_request(run: Callable[[Callable[[str, str], None]], Answer]) -> Iterator[tuple[str, Any]]:
+def stream_request(run: Callable[[OnEvent], Answer]) -> Iterator[tuple[str, Any]]:
     """Run an engine request in a worker thread. Yields ("progress", html of the verified sentences so far and the
     dimmed draft of the next) while the answer streams, then ("answer", Answer) or ("error", message)."""
-    events: queue.Queue = queue.Queue()
+    events: queue.Queue[tuple[str, Any]] = queue.Queue()
 
     def work() -> None:
         try:
-            events.put(("answer", run(lambda kind, text: events.put((kind, text)))))
+            events.put(("answer", run(lambda event: events.put(("event", event)))))
         except BadInput as exc:
             events.put(("error", str(exc)))
         except Exception as exc:  # shown as a short message; the details go to the log
@@ -67,10 +68,11 @@ def stream_request(run: Callable[[Callable[[str, str], None]], Answer]) -> Itera
         if kind in ("answer", "error"):
             yield kind, payload
             return
-        if kind == "token":
-            draft += payload
-        elif kind == "sentence":
-            settled.append(payload)
+        event: Event = payload
+        if event.kind == "token":
+            draft += event.text
+        elif event.kind == "sentence":
+            settled.append(event.text)
             draft = ""
         yield "progress", draft_html(settled, draft)
 
@@ -79,38 +81,49 @@ def turn_record(answer: Answer) -> dict[str, Any]:
     return {**answer.contract(), "abstracts": answer.abstracts}
 
 
-def header_text(engine: Engine) -> str:
-    manifest = engine.retriever.manifest
-    venues = ", ".join(f"{v} ({n})" for v, n in manifest["venues"].items())
-    years = ", ".join(y for y in manifest["years"] if y != "unknown")
+def header_text(stats: dict[str, Any]) -> str:
+    venues = ", ".join(f"{v} ({n})" for v, n in stats["venues"].items())
+    years = ", ".join(y for y in stats["years"] if y != "unknown")
     return (
-        f"**{manifest['docs']} abstracts** indexed: {venues}; {years}. Ask a question: every sentence of the "
+        f"**{stats['abstracts']} abstracts** indexed: {venues}; {years}. Ask a question: every sentence of the "
         "answer is checked against the abstract it cites, and each [n] opens that abstract."
     )
 
 
-def build_app(engine: Engine) -> gr.Blocks:
-    settings = engine.settings
-    default_backend = engine.backend_name(None)
+def filters(venue: str, year: str) -> dict[str, Any]:
+    """The venue and year filters of the dropdowns ("All" is no filter)."""
+    return {
+        "venue": None if venue in (ALL, "", None) else venue,
+        "year": None if year in (ALL, "", None) else int(year),
+    }
 
-    def filters(venue: str, year: str) -> dict[str, Any]:
-        return {
-            "venue": None if venue in (ALL, "", None) else venue,
-            "year": None if year in (ALL, "", None) else int(year),
-        }
 
-    def choices() -> tuple[list[str], list[str]]:
-        manifest = engine.retriever.manifest
-        venues = [ALL, *(v for v in manifest["venues"] if v != "unknown")]
-        return venues, [ALL, *(y for y in manifest["years"] if y != "unknown")]
+def choices(stats: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The venue and year dropdowns' choices for what is indexed."""
+    venues = [ALL, *(v for v in stats["venues"] if v != "unknown")]
+    return venues, [ALL, *(y for y in stats["years"] if y != "unknown")]
 
-    def respond(question, history, state, venue, year, k, backend):  # type: ignore[no-untyped-def]
-        question = (question or "").strip()
-        if not question:
-            raise gr.Error("Type a question first.")
+
+class Handlers:
+    """What the page's events call: each takes the components' values and returns (or streams) their updates."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.library = engine.library
+
+    def checked(self, text: str | None, what: str) -> str:
+        """The question or topic, or a short message in the page when it is empty or too long."""
+        try:
+            return check_question(text or "", self.engine.settings.max_question_chars, what)
+        except EmptyInput:
+            raise gr.Error(f"Type a {what} first.") from None
+        except BadInput as exc:
+            raise gr.Error(str(exc)) from None
+
+    def respond(self, question, history, state, venue, year, k, backend):  # type: ignore[no-untyped-def]
+        question = self.checked(question, "question")
         history = [*history, {"role": "user", "content": question}, {"role": "assistant", "content": "…"}]
-        session = ChatSession(engine, backend)
-        session.history = list(state["history"])
+        session = self.engine.chat(backend, state["history"])
         run = lambda on_event: session.ask(question, on_event=on_event, k=int(k), **filters(venue, year))  # noqa: E731
         for kind, payload in stream_request(run):
             if kind == "error":
@@ -127,11 +140,9 @@ def build_app(engine: Engine) -> gr.Blocks:
                 history[-1]["content"] = payload
                 yield history, gr.update(), "", state, ""
 
-    def summarize(topic, k, backend):  # type: ignore[no-untyped-def]
-        topic = (topic or "").strip()
-        if not topic:
-            raise gr.Error("Type a topic first.")
-        for kind, payload in stream_request(lambda on_event: engine.summarize(topic, backend, int(k), on_event)):
+    def summarize(self, topic, k, backend):  # type: ignore[no-untyped-def]
+        topic = self.checked(topic, "topic")
+        for kind, payload in stream_request(lambda on_event: self.engine.summarize(topic, backend, int(k), on_event)):
             if kind == "error":
                 raise gr.Error(payload)
             if kind == "answer":
@@ -140,77 +151,72 @@ def build_app(engine: Engine) -> gr.Blocks:
             else:
                 yield payload, gr.update(), ""
 
-    def api_ask(question: str, backend: str = default_backend) -> dict[str, Any]:
-        """Answer one question (no conversation): the JSON contract of `rag ask --json`."""
+    def api_ask(self, question: str, backend: str = "") -> dict[str, Any]:
+        """Answer one question (no conversation): the JSON contract of `rag ask --json`. An empty backend is the
+        configured one."""
         try:
-            return engine.ask(question, backend).contract()
+            return self.engine.ask(question, backend or None).contract()
         except BadInput as exc:
             raise gr.Error(str(exc)) from None
 
-    def export(state):  # type: ignore[no-untyped-def]
+    def export(self, state):  # type: ignore[no-untyped-def]
         if not state["turns"]:
             raise gr.Error("Nothing to export yet: ask a question first.")
         path = Path(tempfile.mkdtemp(prefix="rag-export-")) / "conversation.md"
         path.write_text(markdown_export(state["turns"]), encoding="utf-8")
         return gr.update(value=str(path), visible=True)
 
-    def library(query, venue, year):  # type: ignore[no-untyped-def]
-        from rag import store
-
+    def papers(self, query, venue, year):  # type: ignore[no-untyped-def]
+        """The library table: search results for a query, else every paper (filtered)."""
         chosen = filters(venue, year)
         if (query or "").strip():
             try:
                 rows = [
                     {"doc_id": r.doc_id, "venue": r.venue or "", "year": r.year, "title": r.title or "", "text": r.text}
-                    for r in engine.retriever.search(query, 50, **chosen)
+                    for r in self.library.search(query, 50, **chosen)
                 ]
             except BadInput as exc:
                 raise gr.Error(str(exc)) from None
         else:
-            rows = [
-                r
-                for r in store.list_papers(engine.retriever.collection)
-                if (not chosen["venue"] or r["venue"] == chosen["venue"])
-                and (not chosen["year"] or r["year"] == chosen["year"])
-            ]
+            rows = self.library.papers(**chosen)
         return [
             [r["doc_id"], r["venue"], r["year"], r["title"] or " ".join(r["text"].split()[:25]) + " …"]
             for r in rows[:500]
         ]
 
-    def upload(files, progress=gr.Progress()):  # type: ignore[no-untyped-def]  # noqa: B008 - Gradio's idiom
-        from rag.ingest import ingest
-
+    def upload(self, files, progress=gr.Progress()):  # type: ignore[no-untyped-def]  # noqa: B008 - Gradio's idiom
         if not files:
             raise gr.Error("Choose one or more files first.")
         paths = [Path(f if isinstance(f, str) else f.name) for f in files]
         progress(0, desc="Reading files")
         try:
-            report = ingest(paths, settings, lambda done, total: progress(done / max(total, 1), desc="Embedding"))
+            report = self.library.add(paths, lambda done, total: progress(done / max(total, 1), desc="Embedding"))
         except BadInput as exc:
             raise gr.Error(str(exc)) from None
-        engine.retriever.refresh()
         lines = [
             f"**Added {report.added}, updated {report.updated}, unchanged {report.unchanged}, "
             f"rejected {report.skipped}.**"
         ]
-        lines += [
-            f"- rejected `{Path(p.source.rsplit(':', 1)[0]).name}:{p.source.rsplit(':', 1)[1]}`: {p.reason}"
-            for p in report.problems
-        ]
-        venues, years = choices()
+        lines += [f"- rejected `{p.short()}`" for p in report.problems]
+        stats = self.library.stats()
+        venues, years = choices(stats)
         return (
             "\n".join(lines),
-            header_text(engine),
-            library("", ALL, ALL),
+            header_text(stats),
+            self.papers("", ALL, ALL),
             gr.update(choices=venues),
             gr.update(choices=years),
         )
 
-    venues, years = choices()
-    backends = sorted(set(BACKENDS) | {default_backend}, key=BACKENDS.index)
+
+def build_app(engine: Engine) -> gr.Blocks:
+    settings = engine.settings
+    default_backend = engine.backend_name(None)
+    on = Handlers(engine)
+    stats = engine.library.stats()
+    venues, years = choices(stats)
     with gr.Blocks(title="Abstracts Q&A") as app:
-        header = gr.Markdown(header_text(engine), elem_id="corpus-line")
+        header = gr.Markdown(header_text(stats), elem_id="corpus-line")
         state = gr.State(lambda: {"history": [], "turns": []})
         with gr.Tab("Chat"), gr.Row():
             with gr.Column(scale=3):
@@ -229,7 +235,7 @@ def build_app(engine: Engine) -> gr.Blocks:
                     venue = gr.Dropdown(venues, value=ALL, label="Venue", elem_id="venue")
                     year = gr.Dropdown(years, value=ALL, label="Year", elem_id="year")
                     k = gr.Slider(1, 20, value=settings.top_k, step=1, label="Passages")
-                    backend = gr.Dropdown(backends, value=default_backend, label="Backend", elem_id="backend")
+                    backend = gr.Dropdown(list(BACKENDS), value=default_backend, label="Backend", elem_id="backend")
                     gr.Markdown(f"Configured: `{default_backend}` (RAG_LLM_BACKEND={settings.llm_backend}); "
                                 f"local model: `{settings.llm_model_path or 'SmolLM2-135M-Instruct (bundled)'}`; "
                                 f"API model: `{settings.openai_model}`.")  # fmt: skip
@@ -249,7 +255,7 @@ def build_app(engine: Engine) -> gr.Blocks:
                 library_venue = gr.Dropdown(venues, value=ALL, label="Venue")
                 library_year = gr.Dropdown(years, value=ALL, label="Year")
             table = gr.Dataframe(
-                library("", ALL, ALL), headers=["doc id", "venue", "year", "title or opening words"],
+                on.papers("", ALL, ALL), headers=["doc id", "venue", "year", "title or opening words"],
                 interactive=False, wrap=True, elem_id="library",
             )  # fmt: skip
             files = gr.File(
@@ -261,21 +267,23 @@ def build_app(engine: Engine) -> gr.Blocks:
 
         chat_outputs = [chatbot, sources, note, state, question]
         chat_inputs = [question, chatbot, state, venue, year, k, backend]
-        question.submit(respond, chat_inputs, chat_outputs, api_name="chat")
-        ask_button.click(respond, chat_inputs, chat_outputs, api_name=False)
+        question.submit(on.respond, chat_inputs, chat_outputs, api_name="chat")
+        ask_button.click(on.respond, chat_inputs, chat_outputs, api_name=False)
         reset_button.click(
             lambda: ([], sources_html(None), "", {"history": [], "turns": []}, gr.update(visible=False)),
             None, [chatbot, sources, note, state, download], api_name=False,
         )  # fmt: skip
-        export_button.click(export, state, download, api_name=False)
+        export_button.click(on.export, state, download, api_name=False)
         summarize_button.click(
-            summarize, [topic, summary_k, backend], [summary, summary_sources, summary_note], api_name="summarize"
+            on.summarize, [topic, summary_k, backend], [summary, summary_sources, summary_note], api_name="summarize"
         )
-        topic.submit(summarize, [topic, summary_k, backend], [summary, summary_sources, summary_note], api_name=False)
+        topic.submit(
+            on.summarize, [topic, summary_k, backend], [summary, summary_sources, summary_note], api_name=False
+        )
         for trigger in (library_query.submit, library_venue.change, library_year.change):
-            trigger(library, [library_query, library_venue, library_year], table, api_name=False)
-        ingest_button.click(upload, files, [ingest_report, header, table, venue, year], api_name=False)
-        gr.api(api_ask, api_name="ask")
+            trigger(on.papers, [library_query, library_venue, library_year], table, api_name=False)
+        ingest_button.click(on.upload, files, [ingest_report, header, table, venue, year], api_name=False)
+        gr.api(on.api_ask, api_name="ask")
     return app
 
 

@@ -4,18 +4,16 @@ abstract or an answer containing <script> or <img onerror=...> shows as text and
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
-from rag.answerer import Answer
-
-CITATION = re.compile(r"\[(\d+)\]")
+from rag.records import Answer
+from rag.text import replace_markers, where
 
 
 def answer_html(text: str, prefix: str = "") -> str:
     """Escaped answer text whose [n] markers link to the sources panel (prefix keeps turns apart)."""
     escaped = html.escape(text).replace("\n\n", "<br><br>")
-    return CITATION.sub(lambda m: f'<a class="cite" href="#src-{prefix}{m.group(1)}">[{m.group(1)}]</a>', escaped)
+    return replace_markers(escaped, lambda n: f'<a class="cite" href="#src-{prefix}{n}">[{n}]</a>')
 
 
 def draft_html(settled: list[str], draft: str) -> str:
@@ -39,10 +37,10 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
     for c in record["citations"]:
         abstract = record["abstracts"].get(c["doc_id"], c["quote"])
         label = c["title"] or " ".join(abstract.split()[:12]) + " …"
-        where = " ".join(str(x) for x in (c["venue"], c["year"]) if x)
+        place = html.escape(where(c["venue"], c["year"]))
         link = f' · <a href="{html.escape(c["url"])}" rel="noopener" target="_blank">link</a>' if c["url"] else ""
         items.append(
-            f'<details class="source" id="src-{prefix}{c["n"]}"><summary><b>[{c["n"]}]</b> {html.escape(where)} · '
+            f'<details class="source" id="src-{prefix}{c["n"]}"><summary><b>[{c["n"]}]</b> {place} · '
             f"{html.escape(label)} · <code>{html.escape(c['doc_id'])}</code></summary>"
             f'<p class="abstract">{highlight(abstract, c["quote"])}</p>{link}</details>'
         )
@@ -52,13 +50,13 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
 
 def verifier_note(answer: Answer) -> str:
     """A visible line when the verifier changed the answer or it fell back to extractive."""
-    report = answer.verifier or {}
+    report = answer.verifier
     parts = []
-    if report.get("dropped"):
-        parts.append(f"{report['dropped']} unsupported sentence(s) removed")
-    if report.get("reattributed"):
-        parts.append(f"{report['reattributed']} sentence(s) re-attributed to the abstract that supports them")
-    if report.get("fallback"):
+    if report.dropped:
+        parts.append(f"{report.dropped} unsupported sentence(s) removed")
+    if report.reattributed:
+        parts.append(f"{report.reattributed} sentence(s) re-attributed to the abstract that supports them")
+    if report.fallback:
         parts.append("answer assembled from verbatim sentences (extractive)")
     return ("Verifier: " + "; ".join(parts) + ".") if parts else ""
 
@@ -73,9 +71,9 @@ def markdown_export(turns: list[dict]) -> str:
         for c in turn["citations"]:
             if c["doc_id"] not in numbers:
                 numbers[c["doc_id"]] = len(numbers) + 1
-                where = " ".join(str(x) for x in (c["venue"], c["year"]) if x)
-                references.append(f'{numbers[c["doc_id"]]}. {where} {c["doc_id"]}: "{c["quote"]}"')
-            local[str(c["n"])] = numbers[c["doc_id"]]
-        answer = CITATION.sub(lambda m, local=local: f"[{local.get(m.group(1), m.group(1))}]", turn["answer"])
+                place = where(c["venue"], c["year"])
+                references.append(f'{numbers[c["doc_id"]]}. {place} {c["doc_id"]}: "{c["quote"]}"')
+            local[c["n"]] = numbers[c["doc_id"]]
+        answer = replace_markers(turn["answer"], lambda n, local=local: f"[{local.get(n, n)}]")
         lines += [f"**Q:** {turn['question']}", "", f"**A:** {answer}", ""]
     return "\n".join([*lines, "## References", "", *references, ""])

@@ -1,0 +1,116 @@
+"""The library service: what is indexed, finding papers, and adding files. The CLI, the web app and the evaluation
+harness go through it instead of reaching into the store, the keyword index or the retriever.
+
+Models load on first need: `stats()` and `papers()` read the index without them, so `rag stats` stays instant.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag import store
+from rag.keyword_index import read_manifest
+from rag.records import SearchResult
+from rag.settings import Mode, Settings
+from rag.text import check_question
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from rag.embedder import Embedder
+    from rag.ingest import IngestReport, Progress
+    from rag.retriever import Retriever
+
+QUERY_CACHE = 64  # recent questions whose vectors are kept: each request embeds its question once
+
+
+class Library:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._given_embedder = embedder
+        self._retriever: Retriever | None = None
+        self._lock = threading.Lock()
+        self.query_vector = lru_cache(maxsize=QUERY_CACHE)(self._embed_query)
+
+    # ----- models --------------------------------------------------------------------------------------------
+    @property
+    def retriever(self) -> Retriever:
+        """The retriever with its models and indexes, loaded on first use (BadInput when the index is empty)."""
+        with self._lock:
+            if self._retriever is None:
+                from rag.retriever import Retriever
+
+                self._retriever = Retriever(self.settings, self._given_embedder)
+            return self._retriever
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.retriever.embedder
+
+    def _embed_query(self, text: str) -> np.ndarray:
+        """The question's vector (use `query_vector`, which remembers recent questions)."""
+        return self.embedder.embed_query(text)
+
+    # ----- reading -------------------------------------------------------------------------------------------
+    def search(
+        self,
+        question: str,
+        k: int | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+        mode: Mode = "hybrid",
+    ) -> list[SearchResult]:
+        question = check_question(question, self.settings.max_question_chars)  # before any model loads
+        return self.retriever.search(question, k, venue, year, mode, self.query_vector(question))
+
+    def abstracts(self, doc_ids: list[str]) -> dict[str, str]:
+        """Each document's whole abstract."""
+        return store.get_abstracts(self.retriever.collection, doc_ids)
+
+    def missing(self, doc_ids: Iterable[str]) -> list[str]:
+        """The ones of these document ids that are not indexed, in the order given."""
+        wanted = list(dict.fromkeys(doc_ids))
+        collection = store.open_collection(self.settings, create=False)
+        indexed = store.stored_docs(collection, wanted) if collection is not None else {}
+        return [doc for doc in wanted if doc not in indexed]
+
+    def papers(self, venue: str | None = None, year: int | None = None) -> list[dict[str, Any]]:
+        """One row per indexed abstract (doc_id, venue, year, title, opening text), optionally filtered."""
+        collection = store.open_collection(self.settings, create=False)
+        rows = store.list_papers(collection) if collection is not None else []
+        return [r for r in rows if (not venue or r["venue"] == venue) and (not year or r["year"] == year)]
+
+    def stats(self) -> dict[str, Any]:
+        """What is indexed: counts of abstracts and chunks, venues and years (no model is loaded)."""
+        settings = self.settings
+        collection = store.open_collection(settings, create=False)
+        chunks = collection.count() if collection is not None else 0
+        manifest = read_manifest(settings.keyword_dir) or {"docs": 0, "venues": {}, "years": {}}
+        location = (
+            f"chroma server {settings.chroma_host}:{settings.chroma_port}"
+            if settings.chroma_host
+            else f"embedded chroma in {settings.chroma_path}"
+        )
+        return {
+            "store": location,
+            "collection": settings.collection,
+            "abstracts": manifest["docs"] if chunks else 0,
+            "chunks": chunks,
+            "venues": manifest["venues"] if chunks else {},
+            "years": manifest["years"] if chunks else {},
+            "embedding_model": settings.embedding_model or "all-MiniLM-L6-v2 (bundled)",
+        }
+
+    # ----- writing -------------------------------------------------------------------------------------------
+    def add(self, paths: Iterable[str | Path], progress: Progress | None = None) -> IngestReport:
+        """Ingest corpus files; searches made afterwards see the new papers."""
+        from rag.ingest import ingest
+
+        report = ingest(paths, self.settings, progress)
+        if self._retriever is not None:
+            self._retriever.refresh()
+        return report

@@ -1,0 +1,118 @@
+"""What the answer pipeline does with a model's output, with a scripted LLM (fast and deterministic) over the real
+seed index and the real embedding model: composing and renumbering, each verification outcome, the extractive
+fallback, a model failing mid-answer, chat condensing, summaries, events and stage timings."""
+
+from __future__ import annotations
+
+import pytest
+from scripted import ScriptedLLM
+
+from rag.answerer import UNVERIFIED_NOTE, Event
+from rag.engine import Engine
+from rag.prompts import load_prompt
+
+SAM_DOC = "000_c1913070b188e76b#5"
+ESM_DOC = "000_c1913070b188e76b#8"
+SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
+SAM_FINDING = "We find that using SAM alone can improve adversarial robustness"
+SAM_CLEAN = "SAM can improve adversarial robustness notably without sacrificing any clean accuracy"
+UNSUPPORTED = "The method was deployed in hospitals across Europe to diagnose cancer"
+
+
+@pytest.fixture
+def scripted(seeds_settings, engine):
+    """An engine whose LLM is a script; it shares the session engine's loaded embedding model."""
+
+    def make(*replies: str, **options) -> tuple[Engine, ScriptedLLM]:
+        llm = ScriptedLLM(*replies, **options)
+        return Engine(seeds_settings, llm=llm, embedder=engine.library.embedder), llm
+
+    return make
+
+
+def test_supported_sentences_are_kept_renumbered_and_streamed_as_events(scripted) -> None:
+    engine, llm = scripted(f"{SAM_FINDING} [1]. {SAM_CLEAN} [1].")
+    events: list[Event] = []
+    answer = engine.ask(SAM_QUESTION, "local", on_event=events.append)
+    assert answer.answer == f"{SAM_FINDING} [1]. {SAM_CLEAN} [1]."
+    assert [c.doc_id for c in answer.citations] == [SAM_DOC] and answer.citations[0].quote.startswith("Intriguingly")
+    assert (answer.verifier.kept, answer.verifier.dropped, answer.verifier.fallback) == (2, 0, None)
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "token" and kinds.count("sentence") == 2 and "note" not in kinds
+    assert " ".join(e.text for e in events if e.kind == "sentence") == answer.answer
+    assert {"retrieve", "focus", "generate", "verify", "first_token", "total"} == set(answer.timings_ms)
+    assert answer.backend == "local" and len(llm.calls) == 1
+    prompt = llm.calls[0][-1]["content"]
+    assert "[1]" in prompt and "SAM alone can improve adversarial robustness" in prompt  # the key sentence is shown
+
+
+def test_a_wrong_citation_is_reattributed_and_an_unsupported_sentence_dropped(scripted) -> None:
+    engine, _ = scripted(f"{UNSUPPORTED} [1]. {SAM_FINDING} [3].")
+    answer = engine.ask(SAM_QUESTION, "local")
+    assert answer.answer == f"{SAM_FINDING} [1]."  # the surviving sentence is renumbered to its first citation
+    assert [c.doc_id for c in answer.citations] == [SAM_DOC]
+    report = answer.contract()["verifier"]
+    assert (report["kept"], report["reattributed"], report["dropped"]) == (0, 1, 1)
+    assert report["dropped_sentences"] == [{"text": f"{UNSUPPORTED}.", "reason": "no retrieved abstract supports it"}]
+
+
+def test_nothing_verified_falls_back_to_extractive_with_a_note(scripted) -> None:
+    engine, _ = scripted(f"{UNSUPPORTED} [1]. Quantum computers solve this in 3 seconds [2].")
+    events: list[Event] = []
+    answer = engine.ask(SAM_QUESTION, "local", on_event=events.append)
+    assert answer.verifier.fallback == "extractive" and answer.verifier.dropped == 2
+    assert answer.note == UNVERIFIED_NOTE and Event("note", UNVERIFIED_NOTE) in events
+    assert answer.citations[0].doc_id == SAM_DOC and not answer.refused
+    assert "fallback" in answer.timings_ms and answer.backend == "local"
+
+
+def test_a_model_failing_mid_answer_keeps_what_was_verified(scripted) -> None:
+    engine, _ = scripted(f"{SAM_FINDING} [1]. {SAM_CLEAN} [1].", fail_after=14)
+    answer = engine.ask(SAM_QUESTION, "local")
+    assert answer.answer == f"{SAM_FINDING} [1]." and answer.verifier.fallback is None
+    assert "scripted failure" in answer.note and "may be incomplete" in answer.note
+
+    engine, _ = scripted(f"{SAM_FINDING} [1].", fail_after=0)
+    answer = engine.ask(SAM_QUESTION, "local")
+    assert answer.verifier.fallback == "extractive" and "this answer is extractive" in answer.note
+    assert answer.citations[0].doc_id == SAM_DOC
+
+
+def test_a_summary_gives_every_papers_contribution(scripted) -> None:
+    engine, llm = scripted(f"Themes: {SAM_CLEAN} [1]. Contributions: {SAM_FINDING} [1].")
+    answer = engine.summarize("sharpness-aware minimization and adversarial robustness", "local")
+    assert answer.answer.startswith(f"Themes: {SAM_CLEAN} [1].\n\nContributions: {SAM_FINDING} [1]. ")
+    assert answer.answer.count("Contributions:") == 1  # the papers the model left out join its section
+    assert answer.citations[0].doc_id == SAM_DOC
+    assert len({c.doc_id for c in answer.citations}) == engine.settings.summary_k
+    assert answer.verifier.fallback is None and "fallback" in answer.timings_ms
+    assert llm.calls[0][0]["content"] == load_prompt("summary_system")
+
+
+def test_chat_condenses_a_follow_up_with_the_model_and_checks_its_rewrite(scripted) -> None:
+    first = "Which approach lets a protein language model work at both the residue and the atom scale?"
+    esm = "ESM-AA enables atom-scale and residue-scale unified molecular modeling [1]."
+    engine, llm = scripted(esm, "Which tasks was the ESM-AA protein language model tested on?", esm)
+    chat = engine.chat("local")
+    chat.ask(first)
+    follow = chat.ask("Which tasks did they test it on?")
+    assert follow.standalone_question == "Which tasks was the ESM-AA protein language model tested on?"
+    assert follow.question == "Which tasks did they test it on?"
+    assert ESM_DOC in [c.doc_id for c in follow.citations]
+    assert "User: " + first in llm.calls[1][0]["content"]  # the condense prompt carried the conversation
+
+    engine, _ = scripted(esm, "What is the weather like today?", esm)  # a rewrite that loses the topic
+    chat = engine.chat("local")
+    chat.ask(first)
+    follow = chat.ask("Which tasks did they test it on?")
+    assert follow.standalone_question == f"{first} Which tasks did they test it on?"
+    assert chat.history[-1][0] == follow.standalone_question
+
+
+def test_a_conversation_can_be_continued_from_its_history(scripted) -> None:
+    engine, _ = scripted()
+    earlier = "Which approach lets a protein language model work at the atom scale?"
+    history = [(earlier, "ESM-AA enables unified molecular modeling [1].")]
+    follow = engine.chat("extractive", history).ask("Which tasks did they test it on?")
+    assert follow.standalone_question == f"{earlier} Which tasks did they test it on?"  # no LLM: joined
+    assert ESM_DOC in [c.doc_id for c in follow.citations]
