@@ -45,18 +45,25 @@ def main() -> None:
     rows = [json.loads(line) for line in args.dataset.read_text().splitlines() if line.strip()]
     print(f"\n## Answers on {args.dataset.name} ({len(rows)} questions)\n")
     print(
-        "| backend | citation precision | answered | refused | must_contain | first token p50 / p95 | total p50 / p95 |"
+        "| backend | citation precision | answered | refused | must_contain | support | first token p50 / p95 "
+        "| verify p50 / p95 | total p50 / p95 |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for backend in args.backend or ["extractive", "local"]:
         engine.ask("warm-up: what is sharpness-aware minimization?", backend)
         cited = gold_cited = answered = answerable = refused = unanswerable = hits = entries = 0
-        first, total = [], []
+        first, total, verify = [], [], []
+        judged = supported = 0
         for q in rows:
             start = time.perf_counter()
             answer = engine.ask(q["question"], backend)
             total.append((time.perf_counter() - start) * 1000)
             first.append(answer.timings_ms.get("first_token", total[-1]))
+            verify.append(answer.timings_ms.get("verify", 0.0))
+            if backend != "extractive":  # the share of the LLM's own sentences that the verifier kept
+                report = answer.verifier  # after a fallback, the kept sentences are verbatim ones, not the LLM's
+                judged += report.dropped + (0 if report.fallback else report.kept + report.reattributed)
+                supported += 0 if report.fallback else report.kept + report.reattributed
             if args.show:
                 print(f"- {q['id']}: {answer.answer} {[c.doc_id for c in answer.citations]}", file=sys.stderr)
             if q.get("answerable", True):
@@ -73,7 +80,9 @@ def main() -> None:
         print(
             f"| {backend} | {gold_cited / max(cited, 1):.3f} | {answered / max(answerable, 1):.3f} | "
             f"{refused / max(unanswerable, 1):.3f} | {hits / max(entries, 1):.3f} | "
+            f"{supported / judged if judged else float('nan'):.3f} | "
             f"{pct(first, 50) / 1000:.2f} s / {pct(first, 95) / 1000:.2f} s | "
+            f"{pct(verify, 50):.0f} ms / {pct(verify, 95):.0f} ms | "
             f"{pct(total, 50) / 1000:.2f} s / {pct(total, 95) / 1000:.2f} s |"
         )
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
+from rag.entailment import Judgement
+from rag.errors import BadInput
 from rag.extractive import contributions, extractive_answer, extractive_summary, key_sentences
 from rag.llm import LLM, LLMError, LLMs
 from rag.prompts import load_prompt
@@ -31,7 +33,18 @@ from rag.text import (
     where,
     whole_sentences,
 )
-from rag.verifier import Source, Verdict, Verifier, record, without_instructions
+from rag.verifier import (
+    Judge,
+    JudgeError,
+    LexicalJudge,
+    LLMJudge,
+    ModelJudge,
+    Source,
+    Verdict,
+    Verifier,
+    record,
+    without_instructions,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -200,6 +213,12 @@ class Citations:
         ]
 
 
+def split_heading(sentence: str) -> tuple[str, str]:
+    """('Themes: ', rest) for a sentence that opens a summary section, else ('', sentence)."""
+    label = SECTION.match(sentence)
+    return (f"{label.group(1).capitalize()}: ", sentence[label.end() :]) if label else ("", sentence)
+
+
 class Composer:
     """Settles answer sentences one by one: verify, render with final citation numbers, report, emit."""
 
@@ -210,12 +229,14 @@ class Composer:
         self.report = VerifierReport()
 
     def settle(self, sentence: str, verifier: Verifier, sources: list[Source]) -> None:
-        label = SECTION.match(sentence)
-        verdict = verifier.check(sentence[label.end() :] if label else sentence, sources)
+        heading, body = split_heading(sentence)
+        self.accept(heading, verifier.check(body, sources))
+
+    def accept(self, heading: str, verdict: Verdict) -> None:
+        """Count the verdict; a surviving sentence is rendered with its final citation numbers and emitted."""
         record(self.report, verdict)
         if verdict.status == "dropped":
             return
-        heading = f"{label.group(1).capitalize()}: " if label else ""
         self.rendered.append(("\n\n" if heading and self.rendered else "") + heading + self.citations.render(verdict))
         self.emit(Event("sentence", self.rendered[-1]))
 
@@ -242,6 +263,15 @@ def missing_contributions(composer: Composer, sources: list[Source], q: np.ndarr
     return text
 
 
+def make_judge(settings: Settings) -> Judge:
+    """The judge RAG_VERIFIER names (the entailment model is loaded here, once per process)."""
+    if settings.verifier == "lexical":
+        return LexicalJudge(settings.support_threshold, settings.support_coverage)
+    from rag.entailment import EntailmentModel
+
+    return ModelJudge(EntailmentModel(), settings.entailment_support, settings.entailment_contradict)
+
+
 # ----- the pipeline ----------------------------------------------------------------------------------------------
 class Pipeline:
     """Runs requests through the steps above. Shared by every request of a process; holds no per-request state."""
@@ -253,13 +283,25 @@ class Pipeline:
 
     @cached_property
     def verifier(self) -> Verifier:
-        return Verifier(self.library.embedder, self.settings.support_threshold, self.settings.support_coverage)
+        return Verifier(self.library.embedder, make_judge(self.settings))
+
+    def verify(self, claim: str, doc_id: str) -> Judgement:
+        """What an indexed abstract says about a claim (BadInput for an unknown doc_id or an empty claim)."""
+        claim = check_question(claim, self.settings.max_question_chars, "claim")
+        abstract = self.library.abstracts([doc_id]).get(doc_id)
+        if abstract is None:
+            raise BadInput(f"no indexed abstract has the id {doc_id!r}")
+        source = Source(1, doc_id, abstract)
+        self.verifier.prepare([source])
+        return self.verifier.judge(claim, self.library.embedder.embed([claim])[0], source)
 
     def run(self, request: Request, on_event: OnEvent | None = None) -> Answer:
         emit = on_event or (lambda event: None)
         what = "topic" if request.task == "summary" else "question"
         question = check_question(request.question, self.settings.max_question_chars, what)
         self.llms.check(request.backend)  # a misconfigured backend is reported before any work is done
+        if self.settings.verifier == "llm":
+            self.llms.judge()  # and so is a judge without an API backend
         clock = Timer()
         with clock.stage("retrieve"):
             results = self.library.search(question, request.k, request.venue, request.year, request.mode)
@@ -321,17 +363,39 @@ class Pipeline:
             clock.first("first_token")
             composer.emit(Event("token", token))
 
+        judged_later: list[str] = []  # RAG_VERIFIER=llm: the whole answer goes to the judge in one call
         try:
             with clock.stage("generate"):
                 messages = prompt_messages(llm, request, sources, self.settings)
             tokens = timed(llm.stream(messages, self.settings.llm_max_tokens), clock, "generate")
             for sentence in sentences_as_they_complete(tokens, on_token):
+                if self.settings.verifier == "llm":
+                    judged_later.append(sentence)
+                    continue
                 with clock.stage("verify"):
                     composer.settle(sentence, self.verifier, sources)
         except LLMError as exc:
-            done = "the answer may be incomplete" if composer.rendered else "this answer is extractive"
+            done = "the answer may be incomplete" if composer.rendered or judged_later else "this answer is extractive"
             return f"The {request.backend} backend failed ({exc}); {done}."
+        if judged_later:
+            with clock.stage("verify"):
+                return self.judge_with_llm(judged_later, sources, composer)
         return None
+
+    def judge_with_llm(self, sentences: list[str], sources: list[Source], composer: Composer) -> str | None:
+        """Check the whole answer with one call to the LLM judge; when the judge fails, with the model instead (and
+        a note saying so)."""
+        headings, bodies = zip(*(split_heading(s) for s in sentences), strict=True)
+        note = None
+        try:
+            judge = LLMJudge(self.llms.judge(), self.settings.judge_max_tokens)
+            verdicts = self.verifier.check_all(list(bodies), sources, judge)
+        except (JudgeError, LLMError) as exc:
+            note = f"The LLM judge failed ({exc}); the answer was checked by the entailment model instead."
+            verdicts = [self.verifier.check(body, sources) for body in bodies]
+        for heading, verdict in zip(headings, verdicts, strict=True):
+            composer.accept(heading, verdict)
+        return note
 
     def fall_back(self, task: Task, sources: list[Source], q: np.ndarray, composer: Composer, clock: Timer) -> None:
         self.verifier.prepare(sources)

@@ -205,6 +205,87 @@ def ui(
     launch(settings, host, port, share)
 
 
+@app.command()
+def verify(
+    claim: Annotated[str | None, typer.Argument(help="The sentence to check, in quotes.")] = None,
+    doc: Annotated[str | None, typer.Option("--doc", help="The id of the indexed abstract it cites.")] = None,
+    claims: Annotated[
+        Path | None, typer.Option("--claims", help='A JSONL file of {"id", "claim", "doc_id"} lines to check.')
+    ] = None,
+    as_json: AsJson = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Check whether an indexed abstract supports a claim: supported, contradicted or not_enough_info."""
+    if (claim is None) == (claims is None):
+        raise BadInput("give a claim and --doc DOC_ID, or --claims FILE.jsonl (not both)")
+    if claim is not None and not doc:
+        raise BadInput("name the abstract the claim cites: --doc DOC_ID")
+    from rag.engine import Engine
+
+    engine = Engine(load_settings(data_dir))
+    if claims is not None:
+        errors = 0
+        for record in verify_claims(engine, claims):
+            errors += "error" in record
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        if errors:
+            raise BadInput(f"{errors} claim(s) could not be checked (see their error records); the others were")
+        return
+    assert claim is not None and doc is not None
+    verdict = engine.verify(claim, doc)
+    if as_json:
+        print(json.dumps(verdict_record(doc, verdict, claim=claim), ensure_ascii=False))
+        return
+    print(f"{verdict.label} (score {verdict.score:.2f}) by {doc}")
+    print(f'    "{verdict.quote}"')
+
+
+def verdict_record(doc_id: str, verdict, **head: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """The JSON of a checked claim: head fields (id or claim), doc_id, verdict, score and the deciding quote."""
+    return {
+        **head,
+        "doc_id": doc_id,
+        "verdict": verdict.label,
+        "score": round(verdict.score, 4),
+        "quote": verdict.quote,
+    }
+
+
+def verify_claims(engine, path: Path):  # type: ignore[no-untyped-def]
+    """One output record per input line; a bad line or unknown doc_id is an error record, not a stop."""
+    if not path.is_file():
+        raise BadInput(f"{path}: no such file")
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            claim_id, claim, doc_id = str(item["id"]), str(item["claim"]), str(item["doc_id"])
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            yield {"line": lineno, "error": f"expected a JSON object with id, claim and doc_id ({exc})"}
+            continue
+        try:
+            yield verdict_record(doc_id, engine.verify(claim, doc_id), id=claim_id)
+        except BadInput as exc:
+            yield {"id": claim_id, "doc_id": doc_id, "error": str(exc)}
+
+
+@app.command(name="train-verifier")
+def train_verifier(
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Where to write the model (default: the shipped rag/models/verifier).")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=8, help="Train on only N pairs: a quick check, not a usable model.")
+    ] = None,
+) -> None:
+    """Rebuild the verifier's entailment model from the bundled MiniLM (fixed seed, CPU, about 15 minutes)."""
+    from rag.train_verifier import MODEL_DIR, TrainConfig, build
+
+    record = build(out or MODEL_DIR, TrainConfig(limit=limit), log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(record, ensure_ascii=False))
+
+
 @app.command(name="eval")
 def eval_command(
     datasets: Annotated[
@@ -244,7 +325,7 @@ def eval_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from rag.engine import Engine
-    from rag.evaluation import check_gold_indexed, load_config, load_dataset, run_dataset, summarize_run
+    from rag.evaluation import check_gold_indexed, engine_for, load_config, load_dataset, run_dataset, summarize_run
     from rag.reports import markdown, write_reports
 
     runs = load_config(config)
@@ -252,7 +333,7 @@ def eval_command(
     engine = Engine(load_settings(data_dir))
     for path, rows in loaded:
         check_gold_indexed(engine.library, rows, path)
-    summaries = []
+    summaries, engines = [], {}
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=_stderr_console(), transient=True,
@@ -261,8 +342,9 @@ def eval_command(
             for path, rows in loaded:
                 task = bar.add_task(f"{run.name} on {path.stem}", total=len(rows))
                 results = run_dataset(
-                    engine, run, path, rows, out / "cache", retrieval_only, lambda n, t=task: bar.advance(t, n)
-                )
+                    engine_for(engine, run, engines), run, path, rows, out / "cache", retrieval_only,
+                    lambda n, t=task: bar.advance(t, n),
+                )  # fmt: skip
                 summaries.append(summarize_run(run, path, results, retrieval_only))
     write_reports(out, summaries)
     print(markdown(summaries).split("\n## ")[0])

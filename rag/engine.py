@@ -21,6 +21,7 @@ from rag.settings import Backend, Mode, Settings
 if TYPE_CHECKING:
     from rag.chat import ChatSession
     from rag.embedder import Embedder
+    from rag.entailment import Judgement
 
 
 class Engine:
@@ -42,6 +43,7 @@ class Engine:
         apps."""
         sentence_spans("Warm up. Now.")
         self.library.search("warm up", 1)
+        self.pipeline.verifier.prepare([])  # loads the verifier's model
         llm = self.llms.get(self.backend_name(backend))
         if llm is not None:
             llm.warm_up(load_prompt("answer_system"))
@@ -66,6 +68,10 @@ class Engine:
         """A cited summary of a topic across abstracts: themes, then each paper's contribution."""
         request = Request(topic, self.backend_name(backend), "summary", k or self.settings.summary_k)
         return self.pipeline.run(request, on_event)
+
+    def verify(self, claim: str, doc_id: str) -> Judgement:
+        """Whether the indexed abstract `doc_id` supports the claim, contradicts it, or says nothing about it."""
+        return self.pipeline.verify(claim, doc_id)
 
     def chat(self, backend: str | None = None, history: Iterable[tuple[str, str]] = ()) -> ChatSession:
         """A conversation (follow-ups understood in context), optionally continuing an earlier history."""

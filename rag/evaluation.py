@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput
-from rag.settings import MODES
+from rag.settings import MODES, Settings
 
 if TYPE_CHECKING:
     from rag.engine import Engine
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")
 HIGHER_IS_BETTER = (
     *RETRIEVAL_METRICS, "citation_precision", "citation_recall", "support_rate", "answered_rate", "refusal_rate",
-    "must_contain", "decision_accuracy",
+    "must_contain", "decision_accuracy", "kept_support", "balanced_accuracy",
 )  # fmt: skip
 STAGES = ("retrieve", "focus", "generate", "verify", "fallback", "total")
 DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
@@ -66,6 +66,9 @@ def load_config(path: Path | None) -> list[RunConfig]:
             raise BadInput(f"{path}: run {i}: {exc}") from None
         if run.retriever not in MODES:
             raise BadInput(f"{path}: run {run.name!r}: retriever must be {', '.join(MODES)}")
+        unknown = sorted(set(run.settings) - set(Settings.model_fields))
+        if unknown:
+            raise BadInput(f"{path}: run {run.name!r}: unknown setting {unknown[0]!r} (see .env.example)")
         runs.append(run)
     if not runs:
         raise BadInput(f"{path}: no [[runs]] defined")
@@ -123,9 +126,10 @@ def answer_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
     cited = [c for r in answerable for c in r["cited"]]
     gold_cited = sum(c in r["gold"] for r in answerable for c in r["cited"])
     recalls = [len(set(r["cited"]) & set(r["gold"])) / len(r["gold"]) for r in answerable if r["gold"]]
+    # Of the LLM's own sentences: after an extractive fallback the kept sentences are verbatim ones, not the LLM's.
     verdicts = [r["verifier"] for r in results if r["verifier"]]
-    sentences = sum(v["kept"] + v["reattributed"] + v["dropped"] for v in verdicts)
-    supported = sum(v["kept"] + v["reattributed"] for v in verdicts)
+    sentences = sum(v["dropped"] + (0 if v["fallback"] else v["kept"] + v["reattributed"]) for v in verdicts)
+    supported = sum(0 if v["fallback"] else v["kept"] + v["reattributed"] for v in verdicts)
     checks = [hit for r in answerable for hit in r["must_contain_hits"]]
     decisions = [r["decision_correct"] for r in results if r.get("decision_correct") is not None]
     metrics: dict[str, Any] = {
@@ -218,7 +222,7 @@ def run_dataset(
         if path.exists():
             results.append(json.loads(path.read_text()))
         else:
-            result = evaluate_question(engine, run, row, retrieval_only)
+            result = (evaluate_claim if "label" in row else evaluate_question)(engine, run, row, retrieval_only)
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(result))
             tmp.replace(path)  # a question is cached whole or not at all
@@ -228,7 +232,63 @@ def run_dataset(
     return results
 
 
+def engine_for(base: Engine, run: RunConfig, engines: dict[str, Engine]) -> Engine:
+    """The engine a run needs: the base one, or one with the run's setting overrides (sharing the embedder)."""
+    from rag.engine import Engine
+
+    if not run.settings:
+        return base
+    key = json.dumps(run.settings, sort_keys=True)
+    if key not in engines:
+        settings = Settings.model_validate({**base.settings.model_dump(), **run.settings})
+        engines[key] = Engine(settings, embedder=base.library.embedder)
+    return engines[key]
+
+
+# ----- claims mode: datasets whose records carry a SUPPORT / CONTRADICT / NEI label ------------------------------
+CLAIM_LABELS = {"SUPPORT": "supported", "CONTRADICT": "contradicted", "NEI": "not_enough_info"}
+
+
+def claim_doc(row: dict[str, Any]) -> str:
+    """The abstract a claim is checked against: its own doc_id, else its gold abstract, else the first it cites."""
+    return row.get("doc_id") or (row["gold"] or row.get("cited_doc_ids") or [""])[0]
+
+
+def evaluate_claim(engine: Engine, run: RunConfig, row: dict[str, Any], retrieval_only: bool) -> dict[str, Any]:
+    start = time.perf_counter()
+    verdict = engine.verify(row["question"], claim_doc(row))
+    return {
+        "id": row["id"],
+        "question": row["question"],
+        "label": row["label"],
+        "doc_id": claim_doc(row),
+        "verdict": verdict.label,
+        "score": round(verdict.score, 4),
+        "quote": verdict.quote,
+        "timings_ms": {"verify": (time.perf_counter() - start) * 1000},
+    }
+
+
+def claim_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per label, the share of claims the verifier keeps (judges supported) when cited to their abstract; and the
+    balanced accuracy of the three-way verdicts (the mean of the per-label recalls)."""
+    metrics: dict[str, Any] = {}
+    recalls = []
+    for label, verdict in CLAIM_LABELS.items():
+        rows = [r for r in results if r["label"] == label]
+        metrics[f"kept_{label.lower()}"] = sum(r["verdict"] == "supported" for r in rows) / len(rows) if rows else None
+        if rows:
+            recalls.append(sum(r["verdict"] == verdict for r in rows) / len(rows))
+    metrics["balanced_accuracy"] = statistics.fmean(recalls) if recalls else None
+    metrics["latency_ms"] = {"verify": percentiles([r["timings_ms"]["verify"] for r in results])}
+    metrics["time_s"] = round(sum(r["timings_ms"]["verify"] for r in results) / 1000, 1)
+    return metrics
+
+
 def summarize_run(run: RunConfig, dataset: Path, results: list[dict[str, Any]], retrieval_only: bool) -> dict:
+    if results and "verdict" in results[0]:
+        return {"name": run.name, "dataset": str(dataset), "config": run.__dict__,
+                "metrics": claim_metrics(results), "per_question": results}  # fmt: skip
     rankings = {r["id"]: r["ranking"] for r in results}
     gold = {r["id"]: r["gold"] for r in results if r["answerable"] and r["gold"]}
     metrics: dict[str, Any] = retrieval_metrics(rankings, gold)
@@ -248,7 +308,7 @@ def summarize_run(run: RunConfig, dataset: Path, results: list[dict[str, Any]], 
 
 
 def check_gold_indexed(library: Library, rows: list[dict[str, Any]], dataset: Path) -> None:
-    gold = sorted({doc for row in rows for doc in row["gold"]})
+    gold = sorted({doc for row in rows for doc in row["gold"]} | {claim_doc(r) for r in rows if "label" in r})
     missing = library.missing(gold)
     if missing:
         raise BadInput(

@@ -39,7 +39,9 @@ class LLM(Protocol):
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]: ...
 
-    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str: ...
+    def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
+        """The whole reply; with json=True the model is asked for a JSON object (where the backend can)."""
+        ...
 
     def count_tokens(self, text: str) -> int: ...
 
@@ -98,6 +100,16 @@ class LLMs:
         """Raise LLMConfigError when the backend cannot work as configured (nothing is loaded)."""
         if self.given is None:
             check_config(self.settings, backend)
+
+    def judge(self) -> LLM:
+        """The API model that checks answers when RAG_VERIFIER=llm (the injected model, if any)."""
+        if self.given is not None:
+            return self.given
+        if self.settings.openai_base_url:
+            return self.get("openai-compatible")  # type: ignore[return-value]
+        if self.settings.openai_api_key:
+            return self.get("openai")  # type: ignore[return-value]
+        raise LLMConfigError("RAG_VERIFIER=llm needs an API backend: set OPENAI_BASE_URL or OPENAI_API_KEY")
 
     def get(self, backend: Backend) -> LLM | None:
         """The backend's LLM; None for the extractive backend."""
@@ -164,10 +176,11 @@ class LocalLLM:
     def count_tokens(self, text: str) -> int:
         return len(self.model.tokenize(text.encode("utf-8"), add_bos=False))
 
-    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+    def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
         with self.lock:
             response = self.model.create_chat_completion(
                 messages=messages,  # type: ignore[arg-type]
+                response_format={"type": "json_object"} if json else None,  # type: ignore[arg-type]
                 max_tokens=max_tokens,
                 temperature=self.temperature,
                 repeat_penalty=1.15,
@@ -210,7 +223,9 @@ class OpenAIChat:
     def warm_up(self, system_prompt: str) -> None:
         """Nothing to load: the server holds the model."""
 
-    def _create(self, messages: list[dict[str, str]], max_tokens: int, stream: bool, deadline: float):  # type: ignore[no-untyped-def]
+    def _create(
+        self, messages: list[dict[str, str]], max_tokens: int, stream: bool, deadline: float, json: bool = False
+    ):  # type: ignore[no-untyped-def]
         """One chat completion request, retried with backoff on transient failures until the deadline."""
         import openai
 
@@ -223,6 +238,7 @@ class OpenAIChat:
                     max_tokens=max_tokens,
                     temperature=self.temperature,
                     stream=stream,
+                    **({"response_format": {"type": "json_object"}} if json else {}),
                     timeout=max(deadline - time.monotonic(), 1.0),
                 )
             except openai.AuthenticationError as exc:
@@ -235,8 +251,8 @@ class OpenAIChat:
             except openai.APIError as exc:
                 raise LLMError(f"{self.name} refused the request ({type(exc).__name__}: {exc})") from None
 
-    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
-        response = self._create(messages, max_tokens, False, time.monotonic() + self.total_timeout)
+    def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
+        response = self._create(messages, max_tokens, False, time.monotonic() + self.total_timeout, json)
         return response.choices[0].message.content or ""
 
     def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:

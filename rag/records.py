@@ -82,6 +82,8 @@ class Citation:
 class DroppedSentence:
     text: str
     reason: str
+    quote: str | None = None  # when a cited abstract contradicts it: that abstract's words
+    doc_id: str | None = None  # and that abstract
 
 
 @dataclass

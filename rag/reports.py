@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rag.evaluation import HIGHER_IS_BETTER, RETRIEVAL_METRICS, STAGES
+from rag.evaluation import CLAIM_LABELS, HIGHER_IS_BETTER, RETRIEVAL_METRICS, STAGES
 
 TABLE_METRICS = (
     *RETRIEVAL_METRICS, "citation_precision", "citation_recall", "support_rate", "answered_rate", "refusal_rate",
-    "must_contain", "decision_accuracy",
+    "must_contain", "decision_accuracy", "kept_support", "kept_contradict", "kept_nei", "balanced_accuracy",
 )  # fmt: skip
 TOLERANCE = 0.01  # a quality metric that falls by more than this is a regression
 LATENCY_TOLERANCE = 1.10  # a p50 latency that grows by more than 10 % is a regression
@@ -36,7 +36,8 @@ def markdown(runs: list[dict[str, Any]]) -> str:
     ]
     lines.append("|" + "---|" * (len(shown) + 5))
     for r in runs:
-        total = r["metrics"].get("latency_ms", {}).get("total", r["metrics"].get("latency_ms", {}).get("retrieve", {}))
+        latency = r["metrics"].get("latency_ms", {})
+        total = latency.get("total") or latency.get("verify") or latency.get("retrieve", {})
         cells = [fmt(r["metrics"].get(m)) for m in shown]
         p50 = total.get("p50")
         row = [
@@ -57,6 +58,9 @@ def markdown(runs: list[dict[str, Any]]) -> str:
 
 
 def problems_of(q: dict[str, Any]) -> list[str]:
+    if "verdict" in q:  # a claim checked against its abstract
+        expected = CLAIM_LABELS[q["label"]]
+        return [] if q["verdict"] == expected else [f"labelled {q['label']}, judged {q['verdict']} ({q['doc_id']})"]
     found = []
     top5 = [doc for doc, _ in q["ranking"][:5]]
     missing = [g for g in q["gold"] if g not in top5]

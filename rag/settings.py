@@ -20,6 +20,7 @@ BACKENDS: tuple[Backend, ...] = get_args(Backend)
 LLM_BACKENDS: tuple[Backend, ...] = ("local", "openai", "openai-compatible")  # the ones that run an LLM
 Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
+VerifierKind = Literal["model", "llm", "lexical"]
 
 
 def _env(name: str, *aliases: str) -> AliasChoices:
@@ -60,6 +61,10 @@ class Settings(BaseSettings):
 
     # Answering and verification
     refusal_threshold: float = Field(0.45, ge=-1, le=1, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
+    verifier: VerifierKind = Field("model", validation_alias=_env("RAG_VERIFIER"))
+    entailment_support: float = Field(0.9, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_SUPPORT"))
+    entailment_contradict: float = Field(0.7, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT"))
+    judge_max_tokens: int = Field(600, ge=1, validation_alias=_env("RAG_JUDGE_MAX_TOKENS"))
     support_threshold: float = Field(0.6, ge=-1, le=1, validation_alias=_env("RAG_SUPPORT_THRESHOLD"))
     support_coverage: float = Field(0.75, ge=0, le=1, validation_alias=_env("RAG_SUPPORT_COVERAGE"))
     focus_margin: float = Field(0.93, gt=0, le=1, validation_alias=_env("RAG_FOCUS_MARGIN"))

@@ -1,20 +1,22 @@
 """The citation verifier: every answer sentence that survives is supported by the abstract it cites.
 
-A sentence is supported by an abstract when (1) some sentence of the abstract is semantically close to it
-(cosine similarity of their embeddings at least `threshold`), (2) every number and every named term (an acronym,
-a CamelCase or hyphenated name, anything with digits: SAM, ESM-AA, CIFAR-10, GPT-4) in it also appears in the
-abstract, and (3) most of its content words (stemmed) occur in the abstract (`coverage`), which catches fluent
-paraphrases that add claims of their own. A sentence whose citations do not support it is re-attributed to the
-retrieved abstract that does, or dropped. The supporting abstract sentence is kept as the citation's verbatim quote.
+A judge decides what an abstract says about a claim: supported, contradicted or not enough information. The
+default judge is the entailment cross-encoder of rag/entailment.py, guarded by a lexical check (every number and
+named term of the claim, such as SAM, ESM-AA, CIFAR-10 or GPT-4, must occur in the abstract); the first, lexical
+judge (embedding similarity, named terms, content-word coverage) remains as RAG_VERIFIER=lexical. A sentence is
+kept when a source it cites supports it, re-attributed to another retrieved source that does, or dropped, with
+"contradicted by [n]" and the contradicting words when a cited source contradicts it. The supporting sentence(s)
+become the citation's verbatim quote.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from rag.chunker import sentence_spans
+from rag.entailment import Judgement, Label, decide, read_evidence
 from rag.records import DroppedSentence, VerifierReport
 from rag.text import content_coverage, split_markers
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from rag.embedder import Embedder
+    from rag.entailment import EntailmentModel
+    from rag.llm import LLM
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 NAMED = re.compile(r"\b[\w-]*(?:[A-Z][\w-]*[A-Z0-9]|\d)[\w-]*\b")
@@ -36,6 +40,7 @@ INSTRUCTION = re.compile(
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
 MIN_CLAIM_WORDS = 3
+REATTRIBUTION_CANDIDATES = 2  # uncited sources judged before a sentence is dropped (the closest by embedding)
 
 Status = Literal["kept", "reattributed", "dropped"]
 
@@ -53,6 +58,7 @@ class Source:
     url: str | None = None
     passage: str = ""  # the best-matching chunk, as retrieved
     key_passage: str = ""  # what the prompt shows of it: its key sentences for the question (see focus)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # its sentences' character spans
     sentences: list[str] = field(default_factory=list)
     vectors: np.ndarray | None = None
 
@@ -64,6 +70,8 @@ class Verdict:
     quotes: dict[int, str]  # source number -> verbatim supporting sentence
     status: Status
     reason: str = ""
+    quote: str | None = None  # for a contradicted sentence: the abstract's words that contradict it
+    doc_id: str | None = None  # and whose they are
 
 
 def record(report: VerifierReport, verdict: Verdict) -> None:
@@ -74,7 +82,7 @@ def record(report: VerifierReport, verdict: Verdict) -> None:
         report.reattributed += 1
     else:
         report.dropped += 1
-        report.dropped_sentences.append(DroppedSentence(verdict.text, verdict.reason))
+        report.dropped_sentences.append(DroppedSentence(verdict.text, verdict.reason, verdict.quote, verdict.doc_id))
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -85,55 +93,201 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     return sorted(t for t in numbers | names if t.lower() not in haystack)
 
 
+class Judge(Protocol):
+    """Decides what one source says about a claim."""
+
+    def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement: ...
+
+
+class LexicalJudge:
+    """The first verifier (RAG_VERIFIER=lexical): supported when a sentence of the abstract is close in embedding
+    space, every number and named term of the claim occurs in the abstract, and most of its content words do. It
+    cannot see negation or direction, so it never says "contradicted"."""
+
+    def __init__(self, similarity: float, coverage: float) -> None:
+        self.similarity = similarity
+        self.coverage = coverage
+
+    def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
+        assert source.vectors is not None
+        scores = source.vectors @ claim_vector
+        best = int(scores.argmax())
+        text = " ".join(source.sentences)
+        supported = (
+            scores[best] >= self.similarity
+            and not lexical_gaps(claim, text)
+            and content_coverage(claim, text) >= self.coverage
+        )
+        label: Label = "supported" if supported else "not_enough_info"
+        return Judgement(label, float(scores[best]), source.sentences[best], (best,))
+
+
+def normalized(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s%.-]", " ", text.lower()).split()).strip(" .")
+
+
+def verbatim_in(claim: str, source: Source) -> int | None:
+    """The index of the source sentence that contains the claim word for word (case and punctuation aside)."""
+    wanted = normalized(claim)
+    for i, sentence in enumerate(source.sentences):
+        if wanted and wanted in normalized(sentence):
+            return i
+    return None
+
+
+class ModelJudge:
+    """The entailment cross-encoder (RAG_VERIFIER=model, the default). A number or named term the abstract does not
+    contain still rules out support, whatever the model says."""
+
+    def __init__(self, model: EntailmentModel, support: float, contradict: float) -> None:
+        self.model = model
+        self.support = support
+        self.contradict = contradict
+
+    def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
+        assert source.vectors is not None
+        quoted = verbatim_in(claim, source)
+        if quoted is not None:  # a quotation supports itself, whatever the model makes of it
+            return Judgement("supported", 1.0, source.sentences[quoted].strip(), (quoted,))
+        evidence = read_evidence(self.model, claim, source.abstract, source.spans, source.vectors @ claim_vector)
+        verdict = decide(evidence, self.support, self.contradict)
+        if verdict.label == "supported" and lexical_gaps(claim, source.abstract):
+            return Judgement("not_enough_info", 1 - verdict.score, verdict.quote, verdict.sentences)
+        return verdict
+
+
+class JudgeError(RuntimeError):
+    """The LLM judge did not return usable verdicts."""
+
+
+class LLMJudge:
+    """RAG_VERIFIER=llm: one call per answer to an API model, which returns a JSON verdict per sentence
+    (prompts/judge.txt). Its quotes are kept only when they are verbatim in the abstract."""
+
+    def __init__(self, llm: LLM, max_tokens: int, source_chars: int = 1500) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.source_chars = source_chars
+
+    def verdicts(self, claims: list[str], sources: list[Source]) -> list[tuple[Label, int | None, str]]:
+        """(verdict, deciding source number, quote) for each claim; JudgeError when the reply is unusable."""
+        from rag.prompts import load_prompt
+
+        block = "\n\n".join(f"[{s.n}] {without_instructions(s.abstract)[: self.source_chars]}" for s in sources)
+        listed = "\n".join(f"{i}. {claim}" for i, claim in enumerate(claims, start=1))
+        prompt = load_prompt("judge").format(sources=block, sentences=listed)
+        reply = self.llm.complete([{"role": "user", "content": prompt}], self.max_tokens, json=True)
+        return parse_verdicts(reply, len(claims), {s.n for s in sources})
+
+
+def parse_verdicts(reply: str, count: int, numbers: set[int]) -> list[tuple[Label, int | None, str]]:
+    """The judge's JSON reply as one (verdict, source, quote) per sentence, in order."""
+    import json
+
+    try:
+        data = json.loads(reply[reply.index("{") : reply.rindex("}") + 1])
+        items = {int(v["sentence"]): v for v in data["verdicts"]}
+        out: list[tuple[Label, int | None, str]] = []
+        for i in range(1, count + 1):
+            item = items[i]
+            label = item["verdict"]
+            source = item.get("source")
+            if label not in ("supported", "contradicted", "not_enough_info"):
+                raise ValueError(f"unknown verdict {label!r}")
+            if label != "not_enough_info" and source not in numbers:
+                raise ValueError(f"sentence {i} names no retrieved abstract")
+            out.append((label, source, str(item.get("quote") or "")))
+        return out
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise JudgeError(f"the judge's reply is not the expected JSON ({type(exc).__name__}: {exc})") from None
+
+
 class Verifier:
     """Checks answer sentences against the sources a request may cite. Stateless between requests: what it learns
     about a source (its sentences and their vectors) is kept on the Source."""
 
-    def __init__(self, embedder: Embedder, threshold: float, coverage: float) -> None:
+    def __init__(self, embedder: Embedder, judge: Judge) -> None:
         self.embedder = embedder
-        self.threshold = threshold
-        self.coverage = coverage
+        self.judge = judge
 
     def prepare(self, sources: list[Source]) -> None:
         """Split each source into sentences and embed them (once per source)."""
         for source in sources:
             if source.vectors is None:
-                spans = sentence_spans(source.abstract)
-                source.sentences = [source.abstract[a:b] for a, b in spans] or [source.abstract]
+                source.spans = sentence_spans(source.abstract) or [(0, len(source.abstract))]
+                source.sentences = [source.abstract[a:b] for a, b in source.spans]
                 source.vectors = self.embedder.embed(source.sentences)
 
-    def support(self, claim_vector: np.ndarray, claim: str, source: Source) -> tuple[float, str, list[str]]:
-        """(best similarity, best abstract sentence, lexical gaps) of a claim against one source."""
-        self.prepare([source])
-        assert source.vectors is not None
-        scores = source.vectors @ claim_vector
-        best = int(scores.argmax())
-        return float(scores[best]), source.sentences[best], lexical_gaps(claim, " ".join(source.sentences))
-
     def check(self, sentence: str, sources: list[Source]) -> Verdict:
-        """Keep the sentence when a source it cites supports it, re-attribute it to the best supporting source
-        when it cites none that does, drop it otherwise."""
+        """Keep the sentence when a source it cites supports it; re-attribute it to the closest other source that
+        does; drop it otherwise (saying so when a cited source contradicts it)."""
+        claim, cited, early = self.claim_of(sentence)
+        if early is not None:
+            return early
+        self.prepare(sources)
+        vector = self.embedder.embed([claim])[0]
+        by_n = {s.n: s for s in sources}
+        judged = {n: self.judge(claim, vector, by_n[n]) for n in cited if n in by_n}
+        kept = {n: j.quote for n, j in judged.items() if j.label == "supported"}
+        if kept:
+            return Verdict(claim, list(kept), kept, "kept")
+        for source in self.closest(vector, [s for s in sources if s.n not in judged]):
+            other = self.judge(claim, vector, source)
+            if other.label == "supported":
+                reason = f"cited {cited or 'nothing'}"
+                return Verdict(claim, [source.n], {source.n: other.quote}, "reattributed", reason)
+        for n, j in judged.items():
+            if j.label == "contradicted":
+                return Verdict(claim, [], {}, "dropped", f"contradicted by [{n}]", j.quote, by_n[n].doc_id)
+        return Verdict(claim, [], {}, "dropped", "no retrieved abstract supports it")
+
+    def check_all(self, sentences: list[str], sources: list[Source], llm_judge: LLMJudge) -> list[Verdict]:
+        """Every sentence of an answer checked in one call to the LLM judge (JudgeError or LLMError on failure)."""
+        self.prepare(sources)
+        claims = [self.claim_of(sentence) for sentence in sentences]
+        pending = [i for i, (claim, _, early) in enumerate(claims) if early is None]
+        judged = llm_judge.verdicts([claims[i][0] for i in pending], sources) if pending else []
+        verdicts: list[Verdict] = [early for _, _, early in claims]  # type: ignore[misc]
+        by_n = {s.n: s for s in sources}
+        for i, (label, n, quote) in zip(pending, judged, strict=True):
+            claim, cited, _ = claims[i]
+            source = by_n.get(n) if n is not None else None
+            if source is not None:
+                quote = quote if quote and quote in source.abstract else self.closest_sentence(claim, source)
+            if label == "supported" and source is not None and not lexical_gaps(claim, source.abstract):
+                status: Status = "kept" if n in cited else "reattributed"
+                reason = "" if status == "kept" else f"cited {cited or 'nothing'}"
+                verdicts[i] = Verdict(claim, [source.n], {source.n: quote}, status, reason)
+            elif label == "contradicted" and source is not None:
+                verdicts[i] = Verdict(claim, [], {}, "dropped", f"contradicted by [{n}]", quote, source.doc_id)
+            else:
+                verdicts[i] = Verdict(claim, [], {}, "dropped", "no retrieved abstract supports it")
+        return verdicts
+
+    def claim_of(self, sentence: str) -> tuple[str, list[int], Verdict | None]:
+        """The claim of a sentence, its citations, and a verdict when it cannot be a claim at all."""
         claim, cited = split_markers(sentence)
         claim = PREAMBLE.sub("", claim)
         claim = claim[:1].upper() + claim[1:]
         if len(claim.split()) < MIN_CLAIM_WORDS:
-            return Verdict(claim, [], {}, "dropped", "too short to be a claim")
+            return claim, cited, Verdict(claim, [], {}, "dropped", "too short to be a claim")
         if INSTRUCTION.search(claim):
-            return Verdict(claim, [], {}, "dropped", "an instruction, not a claim")
-        vector = self.embedder.embed([claim])[0]
-        supported: dict[int, tuple[float, str]] = {}
-        for source in sources:
-            score, quote, gaps = self.support(vector, claim, source)
-            covered = content_coverage(claim, " ".join(source.sentences)) >= self.coverage
-            if score >= self.threshold and not gaps and covered:
-                supported[source.n] = (score, quote)
-        kept = [n for n in cited if n in supported]
-        if kept:
-            return Verdict(claim, kept, {n: supported[n][1] for n in kept}, "kept")
-        if supported:
-            best = max(supported, key=lambda n: supported[n][0])
-            return Verdict(claim, [best], {best: supported[best][1]}, "reattributed", f"cited {cited or 'nothing'}")
-        return Verdict(claim, [], {}, "dropped", "no retrieved abstract supports it")
+            return claim, cited, Verdict(claim, [], {}, "dropped", "an instruction, not a claim")
+        return claim, cited, None
+
+    def closest_sentence(self, claim: str, source: Source) -> str:
+        assert source.vectors is not None
+        return source.sentences[int((source.vectors @ self.embedder.embed([claim])[0]).argmax())].strip()
+
+    @staticmethod
+    def closest(vector: np.ndarray, sources: list[Source]) -> list[Source]:
+        """The sources worth judging for re-attribution: the few whose best sentence is closest to the claim."""
+
+        def best(source: Source) -> float:
+            assert source.vectors is not None
+            return float((source.vectors @ vector).max())
+
+        return sorted(sources, key=best, reverse=True)[:REATTRIBUTION_CANDIDATES]
 
 
 def without_instructions(text: str) -> str:

@@ -34,7 +34,7 @@ class ScriptedLLM:
                 raise LLMError("scripted failure mid-stream")
             yield token
 
-    def complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+    def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
         return self._next(messages)
 
     def count_tokens(self, text: str) -> int:

@@ -224,3 +224,24 @@ def test_cli_chat_session(cli_env, seeds_settings) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("000_c1913070b188e76b#8") >= 3  # both answers and /sources cite ESM-AA
     assert "(conversation cleared)" in out.stderr
+
+
+@pytest.mark.slow
+def test_llm_judge_against_a_real_server(engine: Engine, llama_server: str, seeds_settings) -> None:
+    settings = seeds_settings.model_copy(
+        update={"openai_base_url": llama_server, "openai_model": "smollm2", "verifier": "llm"}
+    )
+    data = Engine(settings, embedder=engine.library.embedder).ask(SAM_QUESTION, "openai-compatible").contract()
+    assert_contract(data)
+    assert data["note"] is None or "LLM judge failed" in data["note"]  # verdicts parsed, or the model took over
+    # A judge reply cut short is malformed JSON: the entailment model takes over, and the note says so.
+    short = Engine(settings.model_copy(update={"judge_max_tokens": 4}), embedder=engine.library.embedder)
+    data = short.ask(SAM_QUESTION, "openai-compatible").contract()
+    assert_contract(data)
+    assert "LLM judge failed" in data["note"] and "not the expected JSON" in data["note"]
+
+
+def test_llm_judge_needs_an_api_backend(cli_env, seeds_settings) -> None:
+    env = {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir), "RAG_VERIFIER": "llm"}
+    out = run_rag("ask", "What is SAM?", "--llm", "extractive", env=env)
+    assert out.returncode == 2 and "RAG_VERIFIER=llm needs an API backend" in out.stderr

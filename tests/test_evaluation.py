@@ -42,18 +42,20 @@ def test_retrieval_metrics_on_synthetic_rankings() -> None:
 
 
 def test_answer_metrics_on_synthetic_results() -> None:
-    verdict = {"kept": 2, "reattributed": 1, "dropped": 1}
+    verdict = {"kept": 2, "reattributed": 1, "dropped": 1, "fallback": None}
+    fell_back = {"kept": 3, "reattributed": 0, "dropped": 2, "fallback": "extractive"}  # 3 verbatim sentences kept
     base = {"verifier": verdict, "timings_ms": {"total": 100.0}, "must_contain_hits": []}
     results = [
         {**base, "answerable": True, "gold": ["a", "b"], "cited": ["a", "c"], "refused": False,
          "must_contain_hits": [True, False]},
         {**base, "answerable": True, "gold": ["d"], "cited": [], "refused": True},
         {**base, "answerable": False, "gold": [], "cited": [], "refused": True},
+        {**base, "verifier": fell_back, "answerable": False, "gold": [], "cited": [], "refused": True},
     ]  # fmt: skip
     m = answer_metrics(results)
     assert m["citation_precision"] == pytest.approx(1 / 2)
     assert m["citation_recall"] == pytest.approx((1 / 2 + 0) / 2)
-    assert m["support_rate"] == pytest.approx(9 / 12)
+    assert m["support_rate"] == pytest.approx(9 / (12 + 2))  # the LLM's sentences only
     assert (m["answered_rate"], m["refusal_rate"], m["must_contain"]) == (0.5, 1.0, 0.5)
     assert m["latency_ms"]["total"] == {"p50": 100.0, "p95": 100.0}
 

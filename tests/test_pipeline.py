@@ -4,6 +4,8 @@ fallback, a model failing mid-answer, chat condensing, summaries, events and sta
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from scripted import ScriptedLLM
 
@@ -53,7 +55,9 @@ def test_a_wrong_citation_is_reattributed_and_an_unsupported_sentence_dropped(sc
     assert [c.doc_id for c in answer.citations] == [SAM_DOC]
     report = answer.contract()["verifier"]
     assert (report["kept"], report["reattributed"], report["dropped"]) == (0, 1, 1)
-    assert report["dropped_sentences"] == [{"text": f"{UNSUPPORTED}.", "reason": "no retrieved abstract supports it"}]
+    assert report["dropped_sentences"] == [
+        {"text": f"{UNSUPPORTED}.", "reason": "no retrieved abstract supports it", "quote": None, "doc_id": None}
+    ]
 
 
 def test_nothing_verified_falls_back_to_extractive_with_a_note(scripted) -> None:
@@ -116,3 +120,47 @@ def test_a_conversation_can_be_continued_from_its_history(scripted) -> None:
     follow = engine.chat("extractive", history).ask("Which tasks did they test it on?")
     assert follow.standalone_question == f"{earlier} Which tasks did they test it on?"  # no LLM: joined
     assert ESM_DOC in [c.doc_id for c in follow.citations]
+
+
+def test_a_contradicted_sentence_is_dropped_with_the_contradicting_quote(scripted) -> None:
+    engine, _ = scripted(f"{SAM_FINDING} [1]. Using SAM alone cannot improve adversarial robustness [1].")
+    data = engine.ask(SAM_QUESTION, "local").contract()
+    assert data["answer"] == f"{SAM_FINDING} [1]."
+    [dropped] = data["verifier"]["dropped_sentences"]
+    assert dropped["reason"] == "contradicted by [1]" and dropped["doc_id"] == SAM_DOC
+    assert "SAM alone can improve adversarial robustness" in dropped["quote"]
+
+
+def judge_reply(*verdicts: tuple[str, int | None, str]) -> str:
+    return json.dumps({"verdicts": [{"sentence": i, "verdict": v, "source": n, "quote": q}
+                                    for i, (v, n, q) in enumerate(verdicts, start=1)]})  # fmt: skip
+
+
+def test_the_llm_judge_checks_the_whole_answer_in_one_call(scripted, seeds_settings, engine) -> None:
+    answer_text = f"{SAM_FINDING} [1]. Using SAM alone cannot improve adversarial robustness [1]. {SAM_CLEAN} [2]."
+    reply = judge_reply(
+        ("supported", 1, "we find that using SAM alone can improve adversarial robustness"),
+        ("contradicted", 1, "not words of the abstract"),  # a quote that is not verbatim is replaced
+        ("supported", 1, ""),
+    )
+    llm = ScriptedLLM(answer_text, reply)
+    settings = seeds_settings.model_copy(update={"verifier": "llm"})
+    judged = Engine(settings, llm=llm, embedder=engine.library.embedder)
+    data = judged.ask(SAM_QUESTION, "local").contract()
+    assert len(llm.calls) == 2 and "Reply with JSON only" in llm.calls[1][0]["content"]
+    assert data["answer"] == f"{SAM_FINDING} [1]. {SAM_CLEAN} [1]."
+    assert data["citations"][0]["quote"] == "we find that using SAM alone can improve adversarial robustness"
+    report = data["verifier"]
+    assert (report["kept"], report["reattributed"], report["dropped"]) == (1, 1, 1) and data["note"] is None
+    [dropped] = report["dropped_sentences"]
+    assert dropped["reason"] == "contradicted by [1]"
+    assert dropped["quote"] in judged.library.abstracts([SAM_DOC])[SAM_DOC]  # verbatim, not the judge's words
+
+
+def test_a_failing_llm_judge_falls_back_to_the_model_with_a_note(seeds_settings, engine) -> None:
+    settings = seeds_settings.model_copy(update={"verifier": "llm"})
+    for reply in ('{"verdicts": [{"sentence": 1, "verdict": "maybe"}]}', "Sure! Here are the verdicts:", "{}"):
+        llm = ScriptedLLM(f"{SAM_FINDING} [1].", reply)
+        answer = Engine(settings, llm=llm, embedder=engine.library.embedder).ask(SAM_QUESTION, "local")
+        assert answer.note and "LLM judge failed" in answer.note and "entailment model" in answer.note
+        assert answer.answer == f"{SAM_FINDING} [1]." and answer.verifier.kept == 1  # checked by the model

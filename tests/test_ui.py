@@ -176,3 +176,31 @@ def test_errors_show_as_a_short_message_and_the_app_keeps_working(page) -> None:
     page.wait_for_selector("text=Type a question first.", timeout=30_000)
     assert "Traceback" not in page.content()
     assert "[1]" in ask(page, "What is ESM-AA?", 1)
+
+
+def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_settings, engine) -> None:
+    """The app in this process, answering with a scripted LLM that contradicts its source (a real browser)."""
+    from scripted import ScriptedLLM
+
+    from rag.engine import Engine
+    from ui.app import build_app
+
+    llm = ScriptedLLM(
+        "We find that using SAM alone can improve adversarial robustness [1]. "
+        "Using SAM alone cannot improve adversarial robustness [1]."
+    )
+    app = build_app(Engine(seeds_settings, llm=llm, embedder=engine.library.embedder))
+    port = free_port()
+    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.wait_for_selector("#corpus-line")
+        answer = ask(page, "Can sharpness-aware minimization alone improve adversarial robustness?", 1)
+        assert "cannot" not in answer and "[1]" in answer
+        note = page.inner_text("#verifier-note")
+        assert "contradicted by [1]" in note and "SAM alone can improve adversarial robustness" in note
+    finally:
+        context.close()
+        app.close()

@@ -38,8 +38,8 @@ def verifier(engine) -> SourcesVerifier:
 def test_a_supported_sentence_is_kept_with_a_verbatim_quote(verifier: SourcesVerifier) -> None:
     verdict = verifier.check("Using sharpness-aware minimization alone improves adversarial robustness [1].")
     assert verdict.status == "kept" and verdict.sources == [1]
-    assert verdict.quotes[1] == "We find that using SAM alone can improve adversarial robustness."
-    assert verdict.quotes[1] in SAM
+    assert "We find that using SAM alone can improve adversarial robustness." in verdict.quotes[1]
+    assert verdict.quotes[1] in SAM and verdict.quotes[1].count(". ") <= 1  # verbatim, at most two sentences
 
 
 def test_a_wrong_citation_number_is_reattributed(verifier: SourcesVerifier) -> None:

@@ -4,6 +4,7 @@ abstract or an answer containing <script> or <img onerror=...> shows as text and
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 from rag.records import Answer
@@ -49,16 +50,24 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
 
 
 def verifier_note(answer: Answer) -> str:
-    """A visible line when the verifier changed the answer or it fell back to extractive."""
+    """A visible line when the verifier changed the answer or it fell back to extractive; a contradicted sentence
+    is shown with the words of the abstract that contradict it. Markdown, with corpus text escaped."""
     report = answer.verifier
+    contradicted = [d for d in report.dropped_sentences if d.reason.startswith("contradicted by")]
     parts = []
-    if report.dropped:
-        parts.append(f"{report.dropped} unsupported sentence(s) removed")
+    if report.dropped > len(contradicted):
+        parts.append(f"{report.dropped - len(contradicted)} unsupported sentence(s) removed")
+    parts += [f"removed “{markdown_text(d.text)}”, {d.reason} (“{markdown_text(d.quote or '')}”)" for d in contradicted]
     if report.reattributed:
         parts.append(f"{report.reattributed} sentence(s) re-attributed to the abstract that supports them")
     if report.fallback:
         parts.append("answer assembled from verbatim sentences (extractive)")
     return ("Verifier: " + "; ".join(parts) + ".") if parts else ""
+
+
+def markdown_text(text: str) -> str:
+    """Text shown as itself in Markdown: HTML escaped, Markdown's special characters backslash-escaped."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", html.escape(text, quote=False))
 
 
 def markdown_export(turns: list[dict]) -> str:

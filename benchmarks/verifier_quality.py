@@ -1,0 +1,147 @@
+"""Benchmark: the verifier's judge on SciFact claims cited to their abstracts, and its speed. Prints Markdown tables.
+
+    .venv/bin/python benchmarks/verifier_quality.py --split dev --sweep      # choose thresholds (dev claims only)
+    .venv/bin/python benchmarks/verifier_quality.py --split heldout          # score the held-out claims, once
+    .venv/bin/python benchmarks/verifier_quality.py --latency --data-dir <seeds index>
+
+Kept = judged "supported" (what the verifier keeps when the claim cites that abstract). The SciFact abstracts the
+claims cite are ingested into a temporary index unless --data-dir names one that holds them. --latency times the
+verification of 5-sentence answers over 5 retrieved abstracts (seeds_qa questions; the sentences are each source's
+closest sentence to the question, cited to the next source so that re-attribution is exercised too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCIFACT = ROOT / "eval" / "datasets" / "scifact"
+LABELS = {"SUPPORT": "supported", "CONTRADICT": "contradicted", "NEI": "not_enough_info"}
+
+
+def engine_for(data_dir: Path | None, verifier: str = "model"):  # type: ignore[no-untyped-def]
+    from rag.engine import Engine
+    from rag.ingest import ingest
+    from rag.settings import Settings
+
+    folder = data_dir or Path(tempfile.mkdtemp(prefix="verifier-bench-"))
+    settings = Settings(data_dir=folder, verifier=verifier)
+    if data_dir is None:
+        ingest([SCIFACT / "corpus.jsonl"], settings)
+    return Engine(settings)
+
+
+def rates(results: list[tuple[str, str]]) -> dict[str, float]:
+    """Kept share per label and balanced accuracy, from (label, verdict) pairs."""
+    out, recalls = {}, []
+    for label, verdict in LABELS.items():
+        rows = [v for lab, v in results if lab == label]
+        out[f"kept_{label.lower()}"] = sum(v == "supported" for v in rows) / max(len(rows), 1)
+        recalls.append(sum(v == verdict for v in rows) / max(len(rows), 1))
+    out["balanced_accuracy"] = statistics.fmean(recalls)
+    return out
+
+
+def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
+    from rag.entailment import Judgement, decide, read_evidence
+    from rag.verifier import Source, lexical_gaps
+
+    verifier = engine.pipeline.verifier
+    model = verifier.judge.model
+    read = []
+    for claim in claims:
+        abstract = engine.library.abstracts([claim["doc_id"]])[claim["doc_id"]]
+        source = Source(1, claim["doc_id"], abstract)
+        verifier.prepare([source])
+        vector = engine.library.embedder.embed([claim["question"]])[0]
+        evidence = read_evidence(model, claim["question"], abstract, source.spans, source.vectors @ vector)
+        read.append((claim["label"], evidence, bool(lexical_gaps(claim["question"], abstract))))
+    print("| support | contradict | kept SUPPORT | kept CONTRADICT | kept NEI | balanced accuracy |")
+    print("|---|---|---|---|---|---|")
+    for support in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        for contradict in (0.3, 0.5, 0.7):
+            results = []
+            for label, evidence, gaps in read:
+                verdict: Judgement = decide(evidence, support, contradict)
+                results.append((label, "not_enough_info" if verdict.label == "supported" and gaps else verdict.label))
+            r = rates(results)
+            print(f"| {support} | {contradict} | {r['kept_support']:.3f} | {r['kept_contradict']:.3f} | "
+                  f"{r['kept_nei']:.3f} | {r['balanced_accuracy']:.3f} |")  # fmt: skip
+
+
+def score(data_dir: Path | None, claims: list[dict]) -> None:
+    print("| verifier | kept SUPPORT | kept CONTRADICT | kept NEI | balanced accuracy | p50 ms per claim |")
+    print("|---|---|---|---|---|---|")
+    for kind in ("lexical", "model"):
+        engine = engine_for(data_dir, kind)
+        results, times = [], []
+        for claim in claims:
+            start = time.perf_counter()
+            verdict = engine.verify(claim["question"], claim["doc_id"])
+            times.append((time.perf_counter() - start) * 1000)
+            results.append((claim["label"], verdict.label))
+        r = rates(results)
+        print(f"| {kind} | {r['kept_support']:.3f} | {r['kept_contradict']:.3f} | {r['kept_nei']:.3f} | "
+              f"{r['balanced_accuracy']:.3f} | {statistics.median(times):.0f} |")  # fmt: skip
+        data_dir = engine.settings.data_dir  # the second engine reuses the index
+
+
+def latency(data_dir: Path) -> None:
+    from rag.answerer import Pipeline
+    from rag.engine import Engine
+    from rag.settings import Settings
+
+    engine = Engine(Settings(data_dir=data_dir))
+    pipeline: Pipeline = engine.pipeline
+    rows = [json.loads(line) for line in (ROOT / "eval/datasets/seeds_qa.jsonl").read_text().splitlines()]
+    times = []
+    for row in [r for r in rows if r.get("answerable", True)][:30]:
+        results = engine.library.search(row["question"], 5)
+        sources = pipeline.sources_for(results)
+        pipeline.verifier.prepare(sources)
+        q = engine.library.query_vector(row["question"])
+        sentences = []
+        for s in sources:
+            assert s.vectors is not None
+            best = int((s.vectors @ q).argmax())
+            sentences.append(f"{s.sentences[best].strip()} [{s.n % len(sources) + 1 if s.n % 2 else s.n}]")
+        start = time.perf_counter()
+        for sentence in sentences:
+            pipeline.verifier.check(sentence, sources)
+        times.append((time.perf_counter() - start) * 1000)
+    cuts = statistics.quantiles(times, n=20)
+    print("| answers | sentences x sources | verification p50 | p95 |")
+    print("|---|---|---|---|")
+    print(f"| {len(times)} | 5 x 5 | {statistics.median(times):.0f} ms | {cuts[18]:.0f} ms |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=["dev", "heldout"], default="dev")
+    parser.add_argument("--sweep", action="store_true", help="thresholds grid (dev split only)")
+    parser.add_argument("--latency", action="store_true", help="verification time of 5-sentence answers")
+    parser.add_argument("--data-dir", type=Path, help="an index holding the claims' abstracts (or the seeds)")
+    args = parser.parse_args()
+    if args.latency:
+        if not args.data_dir:
+            sys.exit("--latency needs --data-dir with the seeds indexed")
+        latency(args.data_dir)
+        return
+    claims = [json.loads(line) for line in (SCIFACT / f"claims_{args.split}.jsonl").read_text().splitlines()]
+    print(f"\n## {args.split}: {len(claims)} SciFact claims\n")
+    if args.sweep:
+        if args.split != "dev":
+            sys.exit("thresholds are chosen on the dev split only")
+        sweep(engine_for(args.data_dir), claims)
+    else:
+        score(args.data_dir, claims)
+
+
+if __name__ == "__main__":
+    main()
