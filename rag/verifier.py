@@ -40,7 +40,8 @@ INSTRUCTION = re.compile(
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
 MIN_CLAIM_WORDS = 3
-REATTRIBUTION_CANDIDATES = 2  # uncited sources judged before a sentence is dropped (the closest by embedding)
+REATTRIBUTION_CANDIDATES = 1  # uncited sources judged before a sentence is dropped (the closest by embedding)
+REATTRIBUTION_SIMILARITY = 0.4  # ... when their closest sentence is at least this similar to the claim
 
 Status = Literal["kept", "reattributed", "dropped"]
 
@@ -126,11 +127,16 @@ def normalized(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s%.-]", " ", text.lower()).split()).strip(" .")
 
 
+VERBATIM_SHARE = 0.8  # a claim quoting at least this share of a sentence, word for word, is a quotation of it
+
+
 def verbatim_in(claim: str, source: Source) -> int | None:
-    """The index of the source sentence that contains the claim word for word (case and punctuation aside)."""
+    """The index of the source sentence that the claim quotes word for word (case and punctuation aside), at most
+    leaving out a lead-in such as "Intriguingly, we find that"; None when it quotes none."""
     wanted = normalized(claim)
     for i, sentence in enumerate(source.sentences):
-        if wanted and wanted in normalized(sentence):
+        text = normalized(sentence)
+        if wanted and wanted in text and len(wanted) >= VERBATIM_SHARE * len(text):
             return i
     return None
 
@@ -149,7 +155,8 @@ class ModelJudge:
         quoted = verbatim_in(claim, source)
         if quoted is not None:  # a quotation supports itself, whatever the model makes of it
             return Judgement("supported", 1.0, source.sentences[quoted].strip(), (quoted,))
-        evidence = read_evidence(self.model, claim, source.abstract, source.spans, source.vectors @ claim_vector)
+        similarities = source.vectors @ claim_vector
+        evidence = read_evidence(self.model, claim, source.abstract, source.spans, similarities, self.support)
         verdict = decide(evidence, self.support, self.contradict)
         if verdict.label == "supported" and lexical_gaps(claim, source.abstract):
             return Judgement("not_enough_info", 1 - verdict.score, verdict.quote, verdict.sentences)
@@ -225,6 +232,9 @@ class Verifier:
         if early is not None:
             return early
         self.prepare(sources)
+        quoted = self.quoted_by(claim, cited, sources)
+        if quoted is not None:
+            return quoted
         vector = self.embedder.embed([claim])[0]
         by_n = {s.n: s for s in sources}
         judged = {n: self.judge(claim, vector, by_n[n]) for n in cited if n in by_n}
@@ -240,6 +250,19 @@ class Verifier:
             if j.label == "contradicted":
                 return Verdict(claim, [], {}, "dropped", f"contradicted by [{n}]", j.quote, by_n[n].doc_id)
         return Verdict(claim, [], {}, "dropped", "no retrieved abstract supports it")
+
+    @staticmethod
+    def quoted_by(claim: str, cited: list[int], sources: list[Source]) -> Verdict | None:
+        """A claim that quotes a source sentence is supported by that source, with no model needed: kept when that
+        source is cited, else re-attributed to it."""
+        for source in sorted(sources, key=lambda s: s.n not in cited):
+            i = verbatim_in(claim, source)
+            if i is not None:
+                quote = {source.n: source.sentences[i].strip()}
+                if source.n in cited:
+                    return Verdict(claim, [source.n], quote, "kept")
+                return Verdict(claim, [source.n], quote, "reattributed", f"cited {cited or 'nothing'}")
+        return None
 
     def check_all(self, sentences: list[str], sources: list[Source], llm_judge: LLMJudge) -> list[Verdict]:
         """Every sentence of an answer checked in one call to the LLM judge (JudgeError or LLMError on failure)."""
@@ -281,13 +304,15 @@ class Verifier:
 
     @staticmethod
     def closest(vector: np.ndarray, sources: list[Source]) -> list[Source]:
-        """The sources worth judging for re-attribution: the few whose best sentence is closest to the claim."""
+        """The sources worth judging for re-attribution: the few whose best sentence is closest to the claim, if
+        close at all (an abstract with no sentence near the claim does not support it; judging it costs time)."""
 
         def best(source: Source) -> float:
             assert source.vectors is not None
             return float((source.vectors @ vector).max())
 
-        return sorted(sources, key=best, reverse=True)[:REATTRIBUTION_CANDIDATES]
+        near = [s for s in sources if best(s) >= REATTRIBUTION_SIMILARITY]
+        return sorted(near, key=best, reverse=True)[:REATTRIBUTION_CANDIDATES]
 
 
 def without_instructions(text: str) -> str:
