@@ -377,6 +377,10 @@ def choose_precision(fp32: Path, int8: Path, log: Callable[[str], None] = print)
 
 def build(out: Path = MODEL_DIR, config: TrainConfig | None = None, log: Callable[[str], None] = print) -> dict:
     """Train, export, quantise when that loses nothing measurable, and write model.json; returns that record."""
+    from rag.errors import BadInput
+
+    if not (SCIFACT / "train_claims.jsonl").is_file():
+        raise BadInput(f"the SciFact training data is not at {SCIFACT} (the shared datasets folder beside the project)")
     config = config or TrainConfig()
     started = time.monotonic()
     pairs = training_pairs(config)
