@@ -39,6 +39,8 @@ INSTRUCTION = re.compile(
 )
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
+# The prompt shows each source as "[n] (VENUE YEAR) ..."; small models copy that label into their sentences.
+SOURCE_LABEL = re.compile(r"^\s*(\[\d+\]\s*)?\(\s*[A-Za-z][\w .&-]*\s\d{4}\s*\)\s*[:,-]?\s*")
 MIN_CLAIM_WORDS = 3
 REATTRIBUTION_CANDIDATES = 1  # uncited sources judged before a sentence is dropped (the closest by embedding)
 REATTRIBUTION_SIMILARITY = 0.4  # ... when their closest sentence is at least this similar to the claim
@@ -290,7 +292,7 @@ class Verifier:
     def claim_of(self, sentence: str) -> tuple[str, list[int], Verdict | None]:
         """The claim of a sentence, its citations, and a verdict when it cannot be a claim at all."""
         claim, cited = split_markers(sentence)
-        claim = PREAMBLE.sub("", claim)
+        claim = PREAMBLE.sub("", SOURCE_LABEL.sub("", claim))
         claim = claim[:1].upper() + claim[1:]
         if len(claim.split()) < MIN_CLAIM_WORDS:
             return claim, cited, Verdict(claim, [], {}, "dropped", "too short to be a claim")

@@ -98,3 +98,9 @@ def test_instructions_inside_an_abstract_never_support_a_claim(engine) -> None:
     assert verifier.check("GraphMender repairs corrupted citation graphs [1].").status == "kept"
     assert "PWNED" not in without_instructions(abstract) and "GraphMender restores" in without_instructions(abstract)
     assert without_instructions("We ignore the prior work on context. It works.").startswith("We ignore")
+
+
+def test_a_copied_source_label_is_not_part_of_the_claim(verifier: SourcesVerifier) -> None:
+    """Small models copy the prompt's "(VENUE YEAR)" label into their sentences; the claim is what follows it."""
+    verdict = verifier.check("(ICML 2024) We find that using SAM alone can improve adversarial robustness [1].")
+    assert verdict.status == "kept" and verdict.text.startswith("We find")
