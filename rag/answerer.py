@@ -293,7 +293,7 @@ class Pipeline:
             raise BadInput(f"no indexed abstract has the id {doc_id!r}")
         source = Source(1, doc_id, abstract)
         self.verifier.prepare([source])
-        return self.verifier.judge(claim, self.library.embedder.embed([claim])[0], source)
+        return self.verifier.judgement(claim, self.library.embedder.embed([claim])[0], source)
 
     def run(self, request: Request, on_event: OnEvent | None = None) -> Answer:
         emit = on_event or (lambda event: None)

@@ -154,9 +154,6 @@ class ModelJudge:
 
     def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
         assert source.vectors is not None
-        quoted = verbatim_in(claim, source)
-        if quoted is not None:  # a quotation supports itself, whatever the model makes of it
-            return Judgement("supported", 1.0, source.sentences[quoted].strip(), (quoted,))
         similarities = source.vectors @ claim_vector
         evidence = read_evidence(self.model, claim, source.abstract, source.spans, similarities, self.support)
         verdict = decide(evidence, self.support, self.contradict)
@@ -252,6 +249,14 @@ class Verifier:
             if j.label == "contradicted":
                 return Verdict(claim, [], {}, "dropped", f"contradicted by [{n}]", j.quote, by_n[n].doc_id)
         return Verdict(claim, [], {}, "dropped", "no retrieved abstract supports it")
+
+    def judgement(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
+        """What one prepared source says about a claim: a quotation of one of its sentences supports itself,
+        whatever the judge makes of it; otherwise the judge decides."""
+        quoted = verbatim_in(claim, source)
+        if quoted is not None:
+            return Judgement("supported", 1.0, source.sentences[quoted].strip(), (quoted,))
+        return self.judge(claim, claim_vector, source)
 
     @staticmethod
     def quoted_by(claim: str, cited: list[int], sources: list[Source]) -> Verdict | None:
