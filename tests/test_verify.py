@@ -50,6 +50,7 @@ def test_the_quote_is_verbatim_and_at_most_two_sentences(engine: Engine) -> None
     assert len(verdict.sentences) in (1, 2)
 
 
+@pytest.mark.slow
 def test_cli_verify_one_claim_and_a_file(cli_env, seeds_settings, tmp_path) -> None:
     env = {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir)}
     out = run_rag("verify", CLAIMS[1][0], "--doc", SAM_DOC, "--json", env=env)
