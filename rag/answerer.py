@@ -24,10 +24,10 @@ from rag.extractive import contributions, extractive_answer, extractive_summary,
 from rag.llm import LLM, LLMError, LLMs
 from rag.prompts import load_prompt
 from rag.records import Answer, Citation, SearchResult, VerifierReport
+from rag.relevance import Question, TopicFilter, gate_score
 from rag.settings import Backend, Mode, Settings
 from rag.text import (
     check_question,
-    content_coverage,
     sentences_as_they_complete,
     split_sentences,
     where,
@@ -47,8 +47,6 @@ from rag.verifier import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from rag.library import Library
 
 Task = Literal["answer", "summary"]
@@ -112,20 +110,8 @@ def timed(items: Iterable[str], clock: Timer, stage: str) -> Iterator[str]:
         yield item
 
 
-# ----- gate: refuse when retrieval found nothing the question is about -------------------------------------------
+# ----- gate: refuse when no retrieved abstract addresses the question (rag/relevance.py scores it) --------------
 REFUSAL = "The indexed abstracts do not answer this question."
-LEXICAL_MATCH = 0.99  # share of the question's content words the passage must contain for a weak dense match
-
-
-def addresses_question(question: str, results: list[SearchResult], threshold: float) -> bool:
-    """A close dense match, or a weaker one (at least half the threshold) whose passage contains nearly all the
-    question's content words: short questions about a named method ("What is ESM-AA?") embed poorly but match
-    exactly."""
-    best = max((r.dense_score or 0.0 for r in results), default=0.0)
-    if best >= threshold:
-        return True
-    lexical = max((content_coverage(question, r.text) for r in results[:3]), default=0.0)
-    return best >= threshold / 2 and lexical >= LEXICAL_MATCH
 
 
 # ----- focus: the abstracts an answer draws on, and what the LLM is shown of them ---------------------------------
@@ -137,11 +123,11 @@ def focus(results: list[SearchResult], sources: list[Source], margin: float, lim
     return (near or sources[:1])[:limit]
 
 
-def show_key_sentences(sources: list[Source], q: np.ndarray, margin: float) -> None:
+def show_key_sentences(sources: list[Source], question: Question, margin: float) -> None:
     """Show the LLM each abstract's key sentences for the question rather than the start of its best chunk: small
     models copy what they are shown, so it had better be the part that answers. Sources must be prepared."""
     for source in sources:
-        picks = key_sentences(source, q, margin)
+        picks = key_sentences(source, question, margin)
         source.key_passage = " ".join(source.sentences[i].strip() for i in picks)
 
 
@@ -219,6 +205,9 @@ def split_heading(sentence: str) -> tuple[str, str]:
     return (f"{label.group(1).capitalize()}: ", sentence[label.end() :]) if label else ("", sentence)
 
 
+OFF_TOPIC = "does not address the question"
+
+
 class Composer:
     """Settles answer sentences one by one: verify, render with final citation numbers, report, emit."""
 
@@ -228,12 +217,17 @@ class Composer:
         self.rendered: list[str] = []
         self.report = VerifierReport()
 
-    def settle(self, sentence: str, verifier: Verifier, sources: list[Source]) -> None:
+    def settle(
+        self, sentence: str, verifier: Verifier, sources: list[Source], topic: TopicFilter | None = None
+    ) -> None:
         heading, body = split_heading(sentence)
-        self.accept(heading, verifier.check(body, sources))
+        self.accept(heading, verifier.check(body, sources), topic)
 
-    def accept(self, heading: str, verdict: Verdict) -> None:
-        """Count the verdict; a surviving sentence is rendered with its final citation numbers and emitted."""
+    def accept(self, heading: str, verdict: Verdict, topic: TopicFilter | None = None) -> None:
+        """Count the verdict; a surviving sentence (that addresses the question, when `topic` checks that) is
+        rendered with its final citation numbers and emitted."""
+        if verdict.status != "dropped" and topic is not None and not topic.addresses(verdict.text):
+            verdict = Verdict(verdict.text, [], {}, "dropped", OFF_TOPIC)
         record(self.report, verdict)
         if verdict.status == "dropped":
             return
@@ -250,14 +244,16 @@ UNVERIFIED_NOTE = (
 )
 
 
-def extractive_text(task: Task, sources: list[Source], q: np.ndarray, margin: float) -> str:
-    return extractive_summary(sources, q) if task == "summary" else extractive_answer(sources, q, margin=margin)
+def extractive_text(task: Task, sources: list[Source], question: Question, margin: float) -> str:
+    if task == "summary":
+        return extractive_summary(sources, question)
+    return extractive_answer(sources, question, margin=margin)
 
 
-def missing_contributions(composer: Composer, sources: list[Source], q: np.ndarray) -> str:
+def missing_contributions(composer: Composer, sources: list[Source], topic: Question) -> str:
     """A summary gives each paper's contribution: the verbatim ones of the papers the LLM's summary left out."""
     left_out = [s for s in sources if s.n not in composer.citations.numbers]
-    text = contributions(left_out, q)
+    text = contributions(left_out, topic)
     if any("Contributions:" in sentence for sentence in composer.rendered):
         text = text.removeprefix("Contributions: ")
     return text
@@ -305,12 +301,15 @@ class Pipeline:
         clock = Timer()
         with clock.stage("retrieve"):
             results = self.library.search(question, request.k, request.venue, request.year, request.mode)
-            answerable = bool(results) and addresses_question(question, results, self.settings.refusal_threshold)
-            sources = self.sources_for(results) if answerable else []
+            sources = self.sources_for(results)
+            terms = self.library.question_terms(question)
+            abstracts = {s.doc_id: s.abstract for s in sources}
+            score = gate_score(question, terms, results, abstracts) if results else 0.0
+            answerable = score >= self.settings.refusal_threshold
         if not answerable:
             emit(Event("sentence", REFUSAL))
             return Answer(request.question, REFUSAL, True, [], request.backend, clock.done())
-        q = self.library.query_vector(question)
+        asked = Question(question, self.library.query_vector(question), terms)
         composer = Composer(Citations(sources), emit)
         note = None
         llm = self.llms.get(request.backend)
@@ -318,18 +317,18 @@ class Pipeline:
             with clock.stage("focus"):
                 shown = sources if request.task == "summary" else self.focused(results, sources)
                 self.verifier.prepare(shown)
-                show_key_sentences(shown, q, self.settings.focus_margin)
-            note = self.generate_and_verify(llm, request, shown, composer, clock)
+                show_key_sentences(shown, asked, self.settings.focus_margin)
+            note = self.generate_and_verify(llm, request, shown, asked, composer, clock)
         if request.task == "summary" and composer.rendered:
             with clock.stage("fallback"):
-                self.settle_all(missing_contributions(composer, sources, q), sources, composer, clock)
+                self.settle_all(missing_contributions(composer, sources, asked), sources, composer, clock)
         if not composer.rendered:
             with clock.stage("fallback"):
                 if llm is not None:
                     composer.report.fallback = "extractive"
                     note = note or UNVERIFIED_NOTE
                     emit(Event("note", note))
-                self.fall_back(request.task, sources, q, composer, clock)
+                self.fall_back(request.task, sources, asked, composer, clock)
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         return Answer(request.question, composer.text(), not composer.rendered, cited, request.backend,
@@ -354,10 +353,20 @@ class Pipeline:
     def focused(self, results: list[SearchResult], sources: list[Source]) -> list[Source]:
         return focus(results, sources, self.settings.focus_margin, self.settings.prompt_sources)
 
+    def choices(self, request: Request, sources: list[Source], asked: Question) -> list[str] | None:
+        """The sentences a local model picks its answer from (RAG_LLM_PICK_SENTENCES): those the extractive answer
+        would give, each with its source's marker."""
+        if request.task != "answer" or not self.settings.llm_pick_sentences:
+            return None
+        return split_sentences(extractive_answer(sources, asked, margin=self.settings.focus_margin))
+
     def generate_and_verify(
-        self, llm: LLM, request: Request, sources: list[Source], composer: Composer, clock: Timer
+        self, llm: LLM, request: Request, sources: list[Source], asked: Question, composer: Composer, clock: Timer
     ) -> str | None:
-        """Stream the LLM's answer and settle each sentence as it completes; a note when the LLM failed."""
+        """Stream the LLM's answer and settle each sentence as it completes (an answer keeps only the sentences
+        that address the question); a note when the LLM failed."""
+        choices = self.choices(request, sources, asked)
+        topic = TopicFilter(asked, sources, self.library.embedder.embed) if request.task == "answer" else None
 
         def on_token(token: str) -> None:
             clock.first("first_token")
@@ -367,22 +376,24 @@ class Pipeline:
         try:
             with clock.stage("generate"):
                 messages = prompt_messages(llm, request, sources, self.settings)
-            tokens = timed(llm.stream(messages, self.settings.llm_max_tokens), clock, "generate")
+            tokens = timed(llm.stream(messages, self.settings.llm_max_tokens, choices), clock, "generate")
             for sentence in sentences_as_they_complete(tokens, on_token):
                 if self.settings.verifier == "llm":
                     judged_later.append(sentence)
                     continue
                 with clock.stage("verify"):
-                    composer.settle(sentence, self.verifier, sources)
+                    composer.settle(sentence, self.verifier, sources, topic)
         except LLMError as exc:
             done = "the answer may be incomplete" if composer.rendered or judged_later else "this answer is extractive"
             return f"The {request.backend} backend failed ({exc}); {done}."
         if judged_later:
             with clock.stage("verify"):
-                return self.judge_with_llm(judged_later, sources, composer)
+                return self.judge_with_llm(judged_later, sources, composer, topic)
         return None
 
-    def judge_with_llm(self, sentences: list[str], sources: list[Source], composer: Composer) -> str | None:
+    def judge_with_llm(
+        self, sentences: list[str], sources: list[Source], composer: Composer, topic: TopicFilter | None
+    ) -> str | None:
         """Check the whole answer with one call to the LLM judge; when the judge fails, with the model instead (and
         a note saying so)."""
         headings, bodies = zip(*(split_heading(s) for s in sentences), strict=True)
@@ -394,12 +405,12 @@ class Pipeline:
             note = f"The LLM judge failed ({exc}); the answer was checked by the entailment model instead."
             verdicts = [self.verifier.check(body, sources) for body in bodies]
         for heading, verdict in zip(headings, verdicts, strict=True):
-            composer.accept(heading, verdict)
+            composer.accept(heading, verdict, topic)
         return note
 
-    def fall_back(self, task: Task, sources: list[Source], q: np.ndarray, composer: Composer, clock: Timer) -> None:
+    def fall_back(self, task: Task, sources: list[Source], asked: Question, composer: Composer, clock: Timer) -> None:
         self.verifier.prepare(sources)
-        self.settle_all(extractive_text(task, sources, q, self.settings.focus_margin), sources, composer, clock)
+        self.settle_all(extractive_text(task, sources, asked, self.settings.focus_margin), sources, composer, clock)
 
     def settle_all(self, text: str, sources: list[Source], composer: Composer, clock: Timer) -> None:
         """Verify and cite each sentence of verbatim text (each already carries its source's marker)."""

@@ -33,6 +33,11 @@ def _tokenize(texts: list[str], return_ids: bool) -> Any:
     )
 
 
+def tokenize(texts: list[str]) -> list[list[str]]:
+    """Each text's words as the index sees them: lower-cased, stemmed, without English stop words."""
+    return _tokenize(texts, return_ids=False)
+
+
 @dataclass
 class KeywordIndex:
     bm25: bm25s.BM25
@@ -87,7 +92,7 @@ class KeywordIndex:
         """The k best (chunk id, BM25 score) pairs with a positive score, restricted by the filters."""
         import numpy as np
 
-        tokens = _tokenize([query], return_ids=False)[0]
+        tokens = tokenize([query])[0]
         token_ids = self.bm25.get_tokens_ids(tokens)
         if not token_ids:
             return []
@@ -101,6 +106,23 @@ class KeywordIndex:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [(self.chunk_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+    def term_weights(self, question: str) -> dict[str, float]:
+        """The question's words (as this index tokenizes them, question words left out) with their idf here."""
+        import numpy as np
+
+        from rag.relevance import idf
+        from rag.text import QUESTION_WORDS
+
+        pointers = np.asarray(self.bm25.scores["indptr"])
+        vocabulary = self.bm25.vocab_dict
+        asking = set(tokenize([" ".join(QUESTION_WORDS)])[0])
+        weights = {}
+        for word in dict.fromkeys(w for w in tokenize([question])[0] if w not in asking):
+            i = vocabulary.get(word)
+            frequency = int(pointers[i + 1] - pointers[i]) if i is not None and i + 1 < len(pointers) else 0
+            weights[word] = idf(frequency, len(self.chunk_ids))
+        return weights
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:

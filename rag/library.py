@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from rag.embedder import Embedder
     from rag.ingest import IngestReport, Progress
+    from rag.relevance import QuestionTerms
     from rag.retriever import Retriever
 
 QUERY_CACHE = 64  # recent questions whose vectors are kept: each request embeds its question once
@@ -66,6 +67,12 @@ class Library:
     ) -> list[SearchResult]:
         question = check_question(question, self.settings.max_question_chars)  # before any model loads
         return self.retriever.search(question, k, venue, year, mode, self.query_vector(question))
+
+    def question_terms(self, question: str) -> QuestionTerms:
+        """The question's words weighted by their rarity in the index (see rag/relevance.py)."""
+        from rag.relevance import question_terms
+
+        return question_terms(question, self.retriever.keyword.term_weights(question))
 
     def abstracts(self, doc_ids: list[str]) -> dict[str, str]:
         """Each document's whole abstract."""

@@ -37,7 +37,12 @@ class LLM(Protocol):
     name: str
     context_size: int
 
-    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]: ...
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, choices: list[str] | None = None
+    ) -> Iterator[str]:
+        """The reply, token by token. With `choices`, a backend that can constrain its decoding replies with some
+        of those sentences only, each at most once (see SentencePicker); the others ignore them."""
+        ...
 
     def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
         """The whole reply; with json=True the model is asked for a JSON object (where the backend can)."""
@@ -188,7 +193,12 @@ class LocalLLM:
             )
         return response["choices"][0]["message"]["content"] or ""  # type: ignore[index]
 
-    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, choices: list[str] | None = None
+    ) -> Iterator[str]:
+        from llama_cpp import LogitsProcessorList
+
+        picker = LogitsProcessorList([SentencePicker(self.model, choices)]) if choices else None
         chunks = self.model.create_chat_completion(
             messages=messages,  # type: ignore[arg-type]
             stream=True,
@@ -196,12 +206,53 @@ class LocalLLM:
             temperature=self.temperature,
             repeat_penalty=1.15,  # the 135M model loops without it
             seed=self.seed,  # the same question gets the same answer
+            logits_processor=picker,
         )
         with self.lock:
             for chunk in chunks:
                 delta = chunk["choices"][0]["delta"].get("content")  # type: ignore[index]
                 if delta:
                     yield delta
+
+
+class SentencePicker:
+    """A llama.cpp logits processor that lets the model write only whole sentences from `choices`, separated by
+    spaces, each at most once, at most MAX_PICKS of them, stopping only between two: the model chooses which and
+    in what order. Every token it may not write gets probability zero."""
+
+    MAX_PICKS = 3
+
+    def __init__(self, model, choices: list[str]) -> None:  # type: ignore[no-untyped-def]
+        self.first = [model.tokenize(c.encode("utf-8"), add_bos=False) for c in choices]
+        self.later = [model.tokenize(f" {c}".encode(), add_bos=False) for c in choices]
+        self.eos = model.token_eos()
+        self.prompt_length: int | None = None
+
+    def allowed(self, written: list[int]) -> set[int]:
+        """The tokens that may follow what has been written."""
+        used: list[int] = []
+        while True:
+            sequences = self.later if used else self.first
+            open_ = [i for i in range(len(sequences)) if i not in used]
+            if not written:
+                if len(used) >= self.MAX_PICKS or not open_:
+                    return {self.eos}
+                return {sequences[i][0] for i in open_} | ({self.eos} if used else set())
+            finished = [i for i in open_ if written[: len(sequences[i])] == sequences[i]]
+            if not finished:
+                return {sequences[i][len(written)] for i in open_ if sequences[i][: len(written)] == written}
+            used.append(finished[0])
+            written = written[len(sequences[finished[0]]) :]
+
+    def __call__(self, input_ids, scores):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        if self.prompt_length is None:
+            self.prompt_length = len(input_ids)
+        allowed = list(self.allowed([int(t) for t in input_ids[self.prompt_length :]]))
+        masked = np.full_like(scores, -np.inf)
+        masked[allowed] = scores[allowed]
+        return masked
 
 
 class OpenAIChat:
@@ -255,7 +306,9 @@ class OpenAIChat:
         response = self._create(messages, max_tokens, False, time.monotonic() + self.total_timeout, json)
         return response.choices[0].message.content or ""
 
-    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, choices: list[str] | None = None
+    ) -> Iterator[str]:
         import httpx
         import openai
 

@@ -60,7 +60,7 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(2000, ge=1, validation_alias=_env("RAG_MAX_QUESTION_CHARS"))
 
     # Answering and verification
-    refusal_threshold: float = Field(0.45, ge=-1, le=1, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
+    refusal_threshold: float = Field(1.09, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
     verifier: VerifierKind = Field("model", validation_alias=_env("RAG_VERIFIER"))
     entailment_support: float = Field(0.9, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_SUPPORT"))
     entailment_contradict: float = Field(0.7, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT"))
@@ -81,6 +81,7 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(256, ge=16, validation_alias=_env("RAG_LLM_MAX_TOKENS"))
     llm_temperature: float = Field(0.1, ge=0, le=2, validation_alias=_env("RAG_LLM_TEMPERATURE"))
     llm_seed: int = Field(0, ge=0, validation_alias=_env("RAG_LLM_SEED"))
+    llm_pick_sentences: bool = Field(True, validation_alias=_env("RAG_LLM_PICK_SENTENCES"))
     llm_timeout_s: float = Field(60.0, gt=0, validation_alias=_env("RAG_LLM_TIMEOUT"))
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))

@@ -22,12 +22,16 @@ class ScriptedLLM:
         self.replies = list(replies) or [""]
         self.fail_after = fail_after
         self.calls: list[list[dict[str, str]]] = []
+        self.choices: list[str] | None = None  # the sentences the last stream was asked to pick from
 
     def _next(self, messages: list[dict[str, str]]) -> str:
         self.calls.append(messages)
         return self.replies[min(len(self.calls), len(self.replies)) - 1]
 
-    def stream(self, messages: list[dict[str, str]], max_tokens: int) -> Iterator[str]:
+    def stream(
+        self, messages: list[dict[str, str]], max_tokens: int, choices: list[str] | None = None
+    ) -> Iterator[str]:
+        self.choices = choices
         tokens = re.findall(r"\S+\s*", self._next(messages))
         for i, token in enumerate(tokens):
             if self.fail_after is not None and i == self.fail_after:

@@ -1,0 +1,104 @@
+"""Benchmark: calibrate and check the refusal gate on labelled answerable and unanswerable questions. Prints tables.
+
+    .venv/bin/python benchmarks/refusal_gate.py --pubmedqa-dir DIR --seeds-dir DIR
+
+The calibration set (fixed before tuning, never the independent set of eval/datasets/pubmedqa_independent):
+- PubMedQA's 500 dev questions over its 1,000 abstracts (eval/datasets/pubmedqa). A question is made unanswerable
+  by hiding its gold abstract from the results (as if it were not indexed) when sha256(id) is odd: near-domain
+  questions that the other 999 biomedical abstracts do not answer. Questions with sha256("part " + id) % 4 == 3
+  are the check part, scored but never used to choose the threshold; the rest are the tune part.
+- The seeds questions (eval/datasets/seeds_qa.jsonl, 44 answerable, 6 unanswerable), all in the tune part.
+The threshold chosen is the one with the fewest mistakes on the tune part, counting a refused answerable question
+twice (a false refusal hides an answer that exists; a false answer is still verified and cited). Without the
+directories, each corpus is ingested into a temporary index first (a few minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ROOT / "eval" / "datasets"
+FALSE_REFUSAL_COST = 2
+
+
+def digest(text: str) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest(), 16)
+
+
+def engine_for(data_dir: Path | None, corpus: Path):  # type: ignore[no-untyped-def]
+    from rag.engine import Engine
+    from rag.ingest import ingest
+    from rag.settings import Settings
+
+    folder = data_dir or Path(tempfile.mkdtemp(prefix="refusal-gate-"))
+    settings = Settings(data_dir=folder)
+    if data_dir is None:
+        ingest([corpus], settings)
+    return Engine(settings)
+
+
+def score(engine, question: str, hidden: set[str]) -> float:  # type: ignore[no-untyped-def]
+    from rag.relevance import gate_score
+
+    library = engine.library
+    results = [r for r in library.search(question, 5 + len(hidden)) if r.doc_id not in hidden][:5]
+    abstracts = library.abstracts([r.doc_id for r in results])
+    return gate_score(question, library.question_terms(question), results, abstracts)
+
+
+def rows(pubmedqa, seeds) -> list[dict]:  # type: ignore[no-untyped-def]
+    out = []
+    for q in map(json.loads, (DATASETS / "pubmedqa" / "dev_questions.jsonl").read_text().splitlines()):
+        answerable = digest(q["id"]) % 2 == 0
+        hidden = set() if answerable else set(q["gold"])
+        part = "check" if digest("part " + q["id"]) % 4 == 3 else "tune"
+        out.append({"set": "pubmedqa", "part": part, "answerable": answerable,
+                    "score": score(pubmedqa, q["question"], hidden)})  # fmt: skip
+    for q in map(json.loads, (DATASETS / "seeds_qa.jsonl").read_text().splitlines()):
+        answerable = q.get("answerable", True)
+        out.append({"set": "seeds", "part": "tune", "answerable": answerable,
+                    "score": score(seeds, q["question"], set())})  # fmt: skip
+    return out
+
+
+def mistakes(rows: list[dict], threshold: float) -> tuple[int, int]:
+    """(answerable questions refused, unanswerable questions answered)."""
+    refused = sum(r["answerable"] and r["score"] < threshold for r in rows)
+    answered = sum(not r["answerable"] and r["score"] >= threshold for r in rows)
+    return refused, answered
+
+
+def choose(rows: list[dict]) -> float:
+    candidates = sorted({round(r["score"], 3) for r in rows})
+    return min(candidates, key=lambda t: (FALSE_REFUSAL_COST * mistakes(rows, t)[0] + mistakes(rows, t)[1], t))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pubmedqa-dir", type=Path, help="an index of eval/datasets/pubmedqa/corpus.jsonl")
+    parser.add_argument("--seeds-dir", type=Path, help="an index of seeds/")
+    parser.add_argument("--threshold", type=float, help="score this threshold instead of choosing one")
+    args = parser.parse_args()
+    pubmedqa = engine_for(args.pubmedqa_dir, DATASETS / "pubmedqa" / "corpus.jsonl")
+    seeds = engine_for(args.seeds_dir, ROOT / "seeds")
+    data = rows(pubmedqa, seeds)
+    tune = [r for r in data if r["part"] == "tune"]
+    threshold = args.threshold if args.threshold is not None else choose(tune)
+    print(f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold}\n")
+    print("| part | answerable | refused (false refusals) | unanswerable | answered (false answers) |")
+    print("|---|---|---|---|---|")
+    for name, part in (("tune", tune), ("check", [r for r in data if r["part"] == "check"])):
+        refused, answered = mistakes(part, threshold)
+        n_ans = sum(r["answerable"] for r in part)
+        n_un = len(part) - n_ans
+        print(f"| {name} | {n_ans} | {refused} ({refused / max(n_ans, 1):.3f}) | {n_un} | "
+              f"{answered} ({answered / max(n_un, 1):.3f}) |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Answers that answer: the relevance of sentences and abstracts to the question, on the real seed index with the
+real embedding model. The refusal gate, the choice of extractive sentences (single- and multi-paper), the final
+answer's topic filter (with a scripted LLM), and the sentences a local model picks its answer from."""
+
+from __future__ import annotations
+
+import pytest
+from scripted import ScriptedLLM
+
+from rag.answerer import OFF_TOPIC
+from rag.engine import Engine
+from rag.relevance import question_terms
+
+SAM_DOC = "000_c1913070b188e76b#5"
+SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
+SAM_FINDING = "We find that using SAM alone can improve adversarial robustness"
+SAM_CODE = "Code is available at https://github.com/weizeming/SAM_AT"  # verbatim, true, and beside the point
+IRL_PAPERS = {"000_c1913070b188e76b#10", "001_dbd7992a14932e83#16", "004_b162160cb3a036d7#10"}
+
+
+def test_a_near_domain_question_the_index_cannot_answer_is_refused(engine: Engine) -> None:
+    # Machine learning, like the seeds, but no seed abstract compares optimizers for vision transformers.
+    answer = engine.ask("Which optimizer gives vision transformers the best ImageNet accuracy?", "extractive")
+    assert answer.refused and answer.citations == []
+
+
+def test_a_short_factual_question_with_a_number_is_answered_with_the_number(engine: Engine) -> None:
+    answer = engine.ask("What FID does the Consistency Trajectory Model reach on CIFAR-10?", "extractive")
+    assert not answer.refused
+    assert [c.doc_id for c in answer.citations] == ["004_b162160cb3a036d7#19"]
+    assert "FID 1.73" in answer.answer
+
+
+def test_a_neighbouring_papers_tangential_sentence_is_left_out(engine: Engine) -> None:
+    # Another paper's "Our sampling algorithm generalizes walk-jump sampling (...)" is similar, not an answer.
+    answer = engine.ask("How does discrete walk-jump sampling generate antibodies?", "extractive")
+    assert [c.doc_id for c in answer.citations] == ["004_b162160cb3a036d7#1"]
+    answer = engine.ask(SAM_QUESTION, "extractive")
+    assert [c.doc_id for c in answer.citations] == [SAM_DOC]
+
+
+def test_a_question_about_several_papers_cites_each_of_them(engine: Engine) -> None:
+    answer = engine.ask("Which papers study inverse reinforcement learning?", "extractive")
+    assert {c.doc_id for c in answer.citations} == IRL_PAPERS
+
+
+def test_what_a_question_asks_for() -> None:
+    assert question_terms("How many patients were enrolled?", {}).answer_type == "quantity"
+    assert question_terms("What FID does CTM reach on CIFAR-10?", {}).answer_type == "quantity"
+    named = question_terms("Which sampler builds on stochastic localization?", {})
+    assert named.answer_type == "name" and named.gives_answer_type("We provide SLIPS, a sampler.")
+    assert not named.gives_answer_type("The sampler builds on stochastic localization.")
+    abbreviated = question_terms("Which algorithms estimate the reward of inverse reinforcement learning?", {})
+    assert not abbreviated.gives_answer_type("Inverse reinforcement learning (IRL) recovers rewards.")  # not a name
+    assert question_terms("Which papers use diffusion policies?", {}).asks_several
+    assert question_terms("Does SAM improve robustness?", {}).answer_type == "other"
+
+
+@pytest.fixture
+def scripted(seeds_settings, engine):
+    def make(*replies: str, **settings) -> tuple[Engine, ScriptedLLM]:
+        llm = ScriptedLLM(*replies)
+        return Engine(seeds_settings.model_copy(update=settings), llm=llm, embedder=engine.library.embedder), llm
+
+    return make
+
+
+def test_a_verified_sentence_that_does_not_address_the_question_is_left_out(scripted) -> None:
+    engine, _ = scripted(f"{SAM_FINDING} [1]. {SAM_CODE} [1].", llm_pick_sentences=False)
+    answer = engine.ask(SAM_QUESTION, "local")
+    assert answer.answer == f"{SAM_FINDING} [1]."
+    dropped = answer.contract()["verifier"]["dropped_sentences"]
+    assert dropped == [{"text": f"{SAM_CODE}.", "reason": OFF_TOPIC, "quote": None, "doc_id": None}]
+
+
+def test_a_local_model_is_given_the_most_relevant_sentences_to_pick_from(scripted) -> None:
+    engine, llm = scripted(f"{SAM_FINDING} [1].")
+    engine.ask(SAM_QUESTION, "local")
+    assert llm.choices and any("SAM alone can improve adversarial robustness" in c for c in llm.choices)
+    sam = engine.library.abstracts([SAM_DOC])[SAM_DOC]
+    for choice in llm.choices:
+        assert choice.endswith("[1]") and choice.removesuffix(" [1]") in sam  # verbatim, with its marker
+    engine.summarize("adversarial robustness", "local")
+    assert llm.choices is None  # a summary is written, not picked
+    engine, llm = scripted(f"{SAM_FINDING} [1].", llm_pick_sentences=False)
+    engine.ask(SAM_QUESTION, "local")
+    assert llm.choices is None
+
+
+def test_the_sentence_picker_allows_only_whole_given_sentences_each_once(seeds_settings) -> None:
+    from llama_cpp import Llama
+
+    from rag.llm import SentencePicker, find_gguf
+
+    vocabulary = Llama(model_path=str(find_gguf(seeds_settings)), vocab_only=True, verbose=False)
+    choices = ["SAM improves robustness [1].", "Code is online [2]."]
+    picker = SentencePicker(vocabulary, choices)
+    first, second = picker.first
+    assert picker.allowed([]) == {first[0], second[0]}  # a sentence must begin; no empty answer
+    assert picker.allowed(first[:1]) == {first[1]}  # and go on as written
+    after_first = picker.allowed(first)
+    assert after_first == {picker.eos, picker.later[1][0]}  # stop, or begin the other sentence; never repeat
+    assert picker.allowed(first + picker.later[1]) == {picker.eos}  # every sentence used
+    text = vocabulary.detokenize(first + picker.later[1]).decode()
+    assert text == "SAM improves robustness [1]. Code is online [2]."
