@@ -2,9 +2,11 @@
 
     .venv/bin/python benchmarks/answer_quality.py --backend extractive --backend local
 
-Citation precision is the share of cited abstracts that are gold; answered is the share of answerable questions
-that got an answer (not a refusal); refused is the share of unanswerable questions refused; must_contain is the
-share of must_contain entries (alternatives separated by |) found in the answers to answerable questions.
+Citation precision is the share of cited abstracts that are gold; gold cited is the mean share of each answerable
+question's gold abstracts that the answer cites (for multi-paper questions: are all the papers there?); answered
+is the share of answerable questions that got an answer (not a refusal); refused is the share of unanswerable
+questions refused; must_contain is the share of must_contain entries (alternatives separated by |) found in the
+answers to answerable questions; support is the share of the LLM's own sentences that the verifier kept.
 """
 
 from __future__ import annotations
@@ -45,15 +47,16 @@ def main() -> None:
     rows = [json.loads(line) for line in args.dataset.read_text().splitlines() if line.strip()]
     print(f"\n## Answers on {args.dataset.name} ({len(rows)} questions)\n")
     print(
-        "| backend | citation precision | answered | refused | must_contain | support | first token p50 / p95 "
-        "| verify p50 / p95 | total p50 / p95 |"
+        "| backend | citation precision | gold cited | answered | refused | must_contain | support "
+        "| first token p50 / p95 | verify p50 / p95 | total p50 / p95 |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for backend in args.backend or ["extractive", "local"]:
         engine.ask("warm-up: what is sharpness-aware minimization?", backend)
         cited = gold_cited = answered = answerable = refused = unanswerable = hits = entries = 0
         first, total, verify = [], [], []
         judged = supported = 0
+        recall: list[float] = []
         for q in rows:
             start = time.perf_counter()
             answer = engine.ask(q["question"], backend)
@@ -71,6 +74,7 @@ def main() -> None:
                 answered += not answer.refused
                 cited += len(answer.citations)
                 gold_cited += sum(c.doc_id in q["gold"] for c in answer.citations)
+                recall.append(len({c.doc_id for c in answer.citations} & set(q["gold"])) / len(q["gold"]))
                 for entry in q.get("must_contain", []):
                     entries += 1
                     hits += contains(answer.answer, entry)
@@ -78,7 +82,8 @@ def main() -> None:
                 unanswerable += 1
                 refused += answer.refused
         print(
-            f"| {backend} | {gold_cited / max(cited, 1):.3f} | {answered / max(answerable, 1):.3f} | "
+            f"| {backend} | {gold_cited / max(cited, 1):.3f} | {statistics.fmean(recall or [0]):.3f} | "
+            f"{answered / max(answerable, 1):.3f} | "
             f"{refused / max(unanswerable, 1):.3f} | {hits / max(entries, 1):.3f} | "
             f"{supported / judged if judged else float('nan'):.3f} | "
             f"{pct(first, 50) / 1000:.2f} s / {pct(first, 95) / 1000:.2f} s | "

@@ -366,7 +366,8 @@ class Pipeline:
         """Stream the LLM's answer and settle each sentence as it completes (an answer keeps only the sentences
         that address the question); a note when the LLM failed."""
         choices = self.choices(request, sources, asked)
-        topic = TopicFilter(asked, sources, self.library.embedder.embed) if request.task == "answer" else None
+        written = request.task == "answer" and choices is None  # picked sentences were chosen for their relevance
+        topic = TopicFilter(asked, sources, self.library.embedder.embed) if written else None
 
         def on_token(token: str) -> None:
             clock.first("first_token")

@@ -8,9 +8,9 @@ about several papers cite each of them.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from rag.relevance import CONTRIBUTION
 from rag.verifier import Source
 
 if TYPE_CHECKING:
@@ -19,12 +19,6 @@ if TYPE_CHECKING:
     from rag.relevance import Question
 
 
-# Sentences where an abstract states its own contribution answer "what/which/how" questions best.
-CONTRIBUTION = re.compile(
-    r"\b(we|this (paper|work|study))\s+(\w+\s+)?(propose|introduce|present|develop|design|show|prove|find|"
-    r"demonstrate|call|term|dub|give)\w*|\b(called|dubbed|termed|named)\b",
-    re.IGNORECASE,
-)
 CUE_BONUS = 0.08
 
 

@@ -217,9 +217,10 @@ class LocalLLM:
 
 class SentencePicker:
     """A llama.cpp logits processor that lets the model write only whole sentences from `choices`, separated by
-    spaces, each at most once, at most MAX_PICKS of them, stopping only between two: the model chooses which and
-    in what order. Every token it may not write gets probability zero."""
+    spaces, each at most once, MIN_PICKS to MAX_PICKS of them (fewer when there are fewer): the model chooses which
+    and in what order. Every token it may not write gets probability zero."""
 
+    MIN_PICKS = 2  # a small model tends to stop after one sentence, leaving out the second half of the answer
     MAX_PICKS = 3
 
     def __init__(self, model, choices: list[str]) -> None:  # type: ignore[no-untyped-def]
@@ -237,7 +238,8 @@ class SentencePicker:
             if not written:
                 if len(used) >= self.MAX_PICKS or not open_:
                     return {self.eos}
-                return {sequences[i][0] for i in open_} | ({self.eos} if used else set())
+                enough = len(used) >= min(self.MIN_PICKS, len(self.first))
+                return {sequences[i][0] for i in open_} | ({self.eos} if enough else set())
             finished = [i for i in open_ if written[: len(sequences[i])] == sequences[i]]
             if not finished:
                 return {sequences[i][len(written)] for i in open_ if sequences[i][: len(written)] == written}

@@ -46,6 +46,12 @@ QUANTITY_BONUS = 0.1
 # non-gold one at most 0.72).
 SEVERAL = re.compile(r"\b(papers|studies|works|articles|abstracts|trials)\b", re.IGNORECASE)
 SEVERAL_MARGIN = 0.75
+# Sentences where an abstract states its own contribution answer "what/which/how" questions best.
+CONTRIBUTION = re.compile(
+    r"\b(we|this (paper|work|study))\s+(\w+\s+)?(propose|introduce|present|develop|design|show|prove|find|"
+    r"demonstrate|call|term|dub|give)\w*|\b(called|dubbed|termed|named)\b",
+    re.IGNORECASE,
+)
 # A verified sentence an LLM wrote is left out of the answer when its relevance is below this share of the best
 # relevance of any sentence of the abstracts it was shown: true but beside the point (background, a neighbouring
 # paper's finding).
@@ -154,8 +160,9 @@ class Question:
 
 
 class TopicFilter:
-    """Tells whether a sentence written for the answer addresses the question as well as the abstracts it was
-    written from allow (ANSWER_MARGIN of their best sentence)."""
+    """Tells whether a sentence written for the answer addresses the question: as well as the abstracts it was
+    written from allow (ANSWER_MARGIN of their best sentence), or by giving what the question asks for (a number,
+    a name) or a paper's contribution (how a "How can ...?" question is answered)."""
 
     def __init__(self, question: Question, sources: list[Source], embed: Callable[[list[str]], np.ndarray]) -> None:
         self.question = question
@@ -164,4 +171,6 @@ class TopicFilter:
         self.floor = ANSWER_MARGIN * float(max(best, default=0.0))
 
     def addresses(self, sentence: str) -> bool:
+        if self.question.gives_answer_type(sentence) or CONTRIBUTION.search(sentence):
+            return True
         return float(self.question.relevance([sentence], self.embed([sentence]))[0]) >= self.floor

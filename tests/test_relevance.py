@@ -98,8 +98,10 @@ def test_the_sentence_picker_allows_only_whole_given_sentences_each_once(seeds_s
     first, second = picker.first
     assert picker.allowed([]) == {first[0], second[0]}  # a sentence must begin; no empty answer
     assert picker.allowed(first[:1]) == {first[1]}  # and go on as written
-    after_first = picker.allowed(first)
-    assert after_first == {picker.eos, picker.later[1][0]}  # stop, or begin the other sentence; never repeat
+    assert picker.allowed(first) == {picker.later[1][0]}  # at least two sentences, never one twice
     assert picker.allowed(first + picker.later[1]) == {picker.eos}  # every sentence used
     text = vocabulary.detokenize(first + picker.later[1]).decode()
     assert text == "SAM improves robustness [1]. Code is online [2]."
+    three = SentencePicker(vocabulary, [*choices, "A third one [3]."])
+    after_two = three.allowed(three.first[0] + three.later[1])
+    assert after_two == {three.eos, three.later[2][0]}  # two said: stop, or add the third
