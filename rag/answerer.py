@@ -334,6 +334,12 @@ class Pipeline:
         return Answer(request.question, composer.text(), not composer.rendered, cited, request.backend,
                       clock.done(), composer.report, note, abstracts=abstracts)  # fmt: skip
 
+    def addressed(self, question: str) -> float:
+        """How well the indexed abstracts address a question: the refusal gate's score (rag/relevance.py)."""
+        results = self.library.search(question, self.settings.top_k)
+        abstracts = self.library.abstracts([r.doc_id for r in results])
+        return gate_score(question, self.library.question_terms(question), results, abstracts) if results else 0.0
+
     def sources_for(self, results: list[SearchResult]) -> list[Source]:
         abstracts = self.library.abstracts([r.doc_id for r in results])
         return [

@@ -50,7 +50,8 @@ class ChatSession:
 
     def condense(self, question: str) -> str:
         """A standalone version of a follow-up question, for retrieval. Falls back to joining it with the previous
-        question when no LLM is available or its rewrite loses the conversation's topic."""
+        question when no LLM is available or its rewrite loses the conversation's topic or addresses the indexed
+        abstracts less well than the joined question does."""
         if not self.history or not needs_context(question) or self.stands_alone(question):
             return question
         previous = self.history[-1][0]
@@ -67,7 +68,10 @@ class ChatSession:
             return fallback
         candidate = rewrite[0].strip() if rewrite else ""
         on_topic = bool(content_words(candidate) & content_words(previous))
-        return candidate if candidate and len(candidate) <= CONDENSE_MAX_CHARS and on_topic else fallback
+        if not (candidate and len(candidate) <= CONDENSE_MAX_CHARS and on_topic):
+            return fallback
+        addressed = self.engine.pipeline.addressed  # a rewrite that adds words of its own can lose the abstracts
+        return candidate if addressed(candidate) >= addressed(fallback) else fallback
 
     def stands_alone(self, question: str) -> bool:
         """A follow-up that retrieval already matches closely on its own ("what makes it possible to train
