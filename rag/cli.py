@@ -206,6 +206,20 @@ def ui(
 
 
 @app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; anything but loopback requires RAG_API_KEYS.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8000,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve the bot as an OpenAI-compatible API (http://HOST:PORT/v1) with citations, plus search and ingest."""
+    from rag.service import serve as run_service
+
+    run_service(load_settings(data_dir), host, port)
+
+
+@app.command()
 def verify(
     claim: Annotated[str | None, typer.Argument(help="The sentence to check, in quotes.")] = None,
     doc: Annotated[str | None, typer.Option("--doc", help="The id of the indexed abstract it cites.")] = None,

@@ -87,11 +87,21 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     openai_model: str = Field("gpt-4o-mini", validation_alias=_env("RAG_OPENAI_MODEL", "OPENAI_MODEL"))
 
+    # HTTP service (rag serve)
+    api_keys: str = Field("", validation_alias=_env("RAG_API_KEYS"))
+    api_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_API_CONCURRENCY"))
+    api_queue: int = Field(16, ge=0, validation_alias=_env("RAG_API_QUEUE"))
+    api_max_body_mb: int = Field(20, ge=1, validation_alias=_env("RAG_API_MAX_BODY_MB"))
+
     # Web UI
     ui_user: str | None = Field(None, validation_alias=_env("RAG_UI_USER"))
     ui_password: str | None = Field(None, validation_alias=_env("RAG_UI_PASSWORD"))
     ui_max_upload_mb: int = Field(20, ge=1, validation_alias=_env("RAG_UI_MAX_UPLOAD_MB"))
     ui_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_UI_CONCURRENCY"))
+
+    @property
+    def api_key_list(self) -> list[str]:
+        return [key.strip() for key in self.api_keys.split(",") if key.strip()]
 
     @property
     def chroma_path(self) -> Path:

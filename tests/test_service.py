@@ -1,0 +1,206 @@
+"""`rag serve` over real HTTP: the real service in a subprocess over the seed index, spoken to with the official
+openai client and with raw httpx (SSE framing), with API keys off (the open server) and on (a second server with
+tight limits, over its own copy of the index, for auth, 413, 429 and ingest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ROOT, free_port, run_rag
+
+from rag.text import MARKER
+
+pytestmark = pytest.mark.slow
+
+SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
+SAM_DOC = "000_c1913070b188e76b#5"
+KEY = "test-key-123"
+
+
+def start_service(data_dir: Path, model_cache: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
+    environ.update({"RAG_DATA_DIR": str(data_dir), "RAG_MODEL_CACHE": str(model_cache), **env})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port)],
+        env=environ, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while True:  # /healthz answers 503 while the models load, 200 once they have
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"rag serve did not start; see {log}")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def service(seeds_settings, model_cache, tmp_path_factory):
+    proc, base = start_service(seeds_settings.data_dir, model_cache, tmp_path_factory.mktemp("serve") / "log")
+    yield base
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def guarded(seeds_settings, model_cache, tmp_path_factory):
+    """A second service with an API key, one request at a time and none waiting, a 1 MB body limit, and its own
+    copy of the index (ingest writes to it)."""
+    data = tmp_path_factory.mktemp("guarded") / "data"
+    shutil.copytree(seeds_settings.data_dir, data)
+    limits = {"RAG_API_KEYS": f"other,{KEY}", "RAG_API_CONCURRENCY": "1", "RAG_API_QUEUE": "0",
+              "RAG_API_MAX_BODY_MB": "1"}  # fmt: skip
+    proc, base = start_service(data, model_cache, data.parent / "log", **limits)
+    yield base
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def client(base: str, key: str = "unused"):  # type: ignore[no-untyped-def]
+    from openai import OpenAI
+
+    return OpenAI(base_url=f"{base}/v1", api_key=key, max_retries=0)
+
+
+def assert_annotations_point_at_markers(text: str, annotations: list, citations: list[dict]) -> None:
+    markers = [(m.start(), m.end()) for m in MARKER.finditer(text)]
+    spans = [(a["url_citation"]["start_index"], a["url_citation"]["end_index"]) for a in annotations]
+    assert spans == markers and spans  # one annotation per [n] in the text, at its exact span
+    urls = {f"abstracts-rag://{c['doc_id'].replace('#', '%23')}" for c in citations}
+    assert {a["url_citation"]["url"] for a in annotations} == urls
+    assert all(a["type"] == "url_citation" for a in annotations)
+
+
+def test_a_completion_carries_the_answer_its_annotations_and_the_citations_of_rag_ask(service, engine) -> None:
+    reply = client(service).chat.completions.create(
+        model="abstracts-rag:extractive", messages=[{"role": "user", "content": SAM_QUESTION}]
+    )
+    expected = engine.ask(SAM_QUESTION, "extractive").contract()
+    message = reply.choices[0].message
+    assert message.content == expected["answer"] and reply.choices[0].finish_reason == "stop"
+    data = reply.model_dump()
+    assert data["citations"] == expected["citations"] and data["citations"][0]["doc_id"] == SAM_DOC
+    assert_annotations_point_at_markers(
+        message.content, data["choices"][0]["message"]["annotations"], expected["citations"]
+    )
+
+
+def test_a_streamed_answer_sends_only_verified_sentences_then_annotations(service) -> None:
+    stream = client(service).chat.completions.create(
+        model="abstracts-rag:local", messages=[{"role": "user", "content": SAM_QUESTION}], stream=True
+    )
+    chunks = [c.model_dump() for c in stream]
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
+    last = chunks[-1]
+    assert last["choices"][0]["finish_reason"] == "stop" and "citations" in last
+    assert SAM_DOC in [c["doc_id"] for c in last["citations"]]
+    assert_annotations_point_at_markers(text, last["choices"][0]["delta"]["annotations"], last["citations"])
+    for sentence in [c["choices"][0]["delta"].get("content") for c in chunks[1:-1]]:
+        assert sentence and MARKER.search(sentence)  # every content chunk is a whole, cited sentence
+
+
+def test_sse_framing_ends_with_done(service) -> None:
+    body = {
+        "model": "abstracts-rag:extractive",
+        "stream": True,
+        "messages": [{"role": "user", "content": SAM_QUESTION}],
+    }
+    with httpx.stream("POST", f"{service}/v1/chat/completions", json=body, timeout=120) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        raw = "".join(response.iter_text())
+    events = [e for e in raw.split("\n\n") if e]
+    assert all(e.startswith("data: ") for e in events) and events[-1] == "data: [DONE]"
+    chunks = [json.loads(e.removeprefix("data: ")) for e in events[:-1]]
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert all(c["object"] == "chat.completion.chunk" and c["id"] == chunks[0]["id"] for c in chunks)
+
+
+def test_a_follow_up_is_answered_from_the_conversation_and_a_refusal_is_a_normal_completion(service) -> None:
+    first = "Which approach lets a protein language model work at both the residue and the atom scale?"
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": "ESM-AA (ESM All-Atom) enables atom-scale and residue-scale modeling [1]."},
+        {"role": "user", "content": "Which tasks did they test it on?"},
+    ]  # fmt: skip
+    reply = client(service).chat.completions.create(model="abstracts-rag:extractive", messages=messages)
+    assert "000_c1913070b188e76b#8" in [c["doc_id"] for c in reply.model_dump()["citations"]]
+    refusal = client(service).chat.completions.create(
+        model="abstracts-rag", messages=[{"role": "user", "content": "How long should sourdough ferment at altitude?"}]
+    )
+    assert refusal.choices[0].message.content == "The indexed abstracts do not answer this question."
+    assert refusal.model_dump()["citations"] == [] and refusal.choices[0].message.annotations in (None, [])
+
+
+def test_models_search_stats_and_errors(service) -> None:
+    ids = [m.id for m in client(service).models.list()]
+    assert ids[0] == "abstracts-rag" and {"abstracts-rag:extractive", "abstracts-rag:local"} <= set(ids)
+    found = httpx.post(f"{service}/v1/search", json={"query": "sharpness-aware minimization", "k": 3}).json()
+    assert found["results"][0]["doc_id"] == SAM_DOC and len(found["results"]) == 3
+    assert httpx.get(f"{service}/v1/stats").json()["abstracts"] == 95
+
+    def error(response: httpx.Response, status: int) -> dict:
+        assert response.status_code == status
+        return response.json()["error"]
+
+    chat = f"{service}/v1/chat/completions"
+    assert error(httpx.post(chat, json={"model": "gpt-4", "messages": [{"role": "user", "content": "x"}]}), 404)[
+        "code"] == "model_not_found"  # fmt: skip
+    assert "last message" in error(httpx.post(chat, json={"messages": []}), 400)["message"]
+    assert "empty" in error(httpx.post(chat, json={"messages": [{"role": "user", "content": "  "}]}), 400)["message"]
+    assert error(httpx.post(chat, json={"messages": "nope"}), 400)["type"] == "invalid_request_error"
+    unusable = {"model": "abstracts-rag:openai", "messages": [{"role": "user", "content": SAM_QUESTION}]}
+    assert error(httpx.post(chat, json=unusable), 503)["code"] == "llm_unavailable"  # no OPENAI_API_KEY here
+    assert httpx.get(f"{service}/docs").status_code == 200  # OpenAPI docs from FastAPI
+
+
+def test_keys_limits_and_ingest_on_a_guarded_service(guarded, tmp_path) -> None:
+    assert httpx.get(f"{guarded}/healthz").status_code == 200  # open without a key
+    assert httpx.get(f"{guarded}/v1/stats").status_code == 401
+    assert httpx.get(f"{guarded}/v1/stats", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    auth = {"Authorization": f"Bearer {KEY}"}
+    assert httpx.get(f"{guarded}/v1/stats", headers=auth).json()["abstracts"] == 95
+    big = httpx.post(f"{guarded}/v1/search", headers=auth, content=b"x" * 1_100_000)
+    assert big.status_code == 413 and big.json()["error"]["message"]
+
+    abstract = "We introduce QuokkaNet, a marsupial-inspired optimizer. QuokkaNet halves ResNet-50's training time."
+    paper = {"doc_id": "new-1", "title": "Quokka gradients", "abstract": abstract, "venue": "TestConf", "year": 2025}
+    files = {"file": ("new.jsonl", json.dumps(paper) + "\n{broken\n", "application/jsonl")}
+    report = httpx.post(f"{guarded}/v1/ingest", headers=auth, files=files, timeout=120).json()
+    assert (report["added"], report["rejected"]) == (1, 1) and report["problems"][0].startswith("new.jsonl:2")
+    found = httpx.post(f"{guarded}/v1/search", headers=auth, json={"query": "QuokkaNet optimizer", "k": 1}).json()
+    assert found["results"][0]["doc_id"] == "new-1"
+
+    burst = {"model": "abstracts-rag:local", "messages": [{"role": "user", "content": SAM_QUESTION}]}
+    statuses: list[httpx.Response] = []
+
+    def ask() -> None:
+        statuses.append(httpx.post(f"{guarded}/v1/chat/completions", headers=auth, json=burst, timeout=120))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    codes = sorted(r.status_code for r in statuses)
+    assert codes[0] == 200 and 429 in codes  # one at a time, none waiting: the rest are turned away
+    refused = next(r for r in statuses if r.status_code == 429)
+    assert refused.headers["retry-after"] and refused.json()["error"]["type"] == "rate_limit_error"
+
+
+def test_serving_beyond_loopback_needs_keys(cli_env) -> None:
+    result = run_rag("serve", "--host", "0.0.0.0", "--port", str(free_port()), env=cli_env, timeout=60)
+    assert result.returncode == 2 and "RAG_API_KEYS" in result.stderr and len(result.stderr.splitlines()) == 1
