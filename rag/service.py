@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 MODEL = "abstracts-rag"
 RETRY_AFTER_S = 2  # what a 429 asks the client to wait
-OPEN_ROUTES = frozenset({"/healthz", "/docs", "/openapi.json", "/docs/oauth2-redirect"})  # no key needed
+OPEN_ROUTES = frozenset({"/healthz"})  # the only route that needs no key when keys are set
 
 
 class ApiError(Exception):

@@ -170,6 +170,7 @@ def test_models_search_stats_and_errors(service) -> None:
 def test_keys_limits_and_ingest_on_a_guarded_service(guarded, tmp_path) -> None:
     assert httpx.get(f"{guarded}/healthz").status_code == 200  # open without a key
     assert httpx.get(f"{guarded}/v1/stats").status_code == 401
+    assert httpx.get(f"{guarded}/docs").status_code == 401
     assert httpx.get(f"{guarded}/v1/stats", headers={"Authorization": "Bearer wrong"}).status_code == 401
     auth = {"Authorization": f"Bearer {KEY}"}
     assert httpx.get(f"{guarded}/v1/stats", headers=auth).json()["abstracts"] == 95
