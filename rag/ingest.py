@@ -82,9 +82,10 @@ def content_hash(paper: Paper, settings: Settings) -> str:
 def _write(pending, collection, settings: Settings, report: IngestReport, progress: Progress | None) -> None:
     from llama_index.core.schema import MetadataMode
 
-    from rag.embedder import load_embedder
+    from rag.embedder import embedder_for
 
-    embedder = load_embedder(settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size)
+    embedder = embedder_for(settings, store.index_precision(collection))
+    store.record_precision(collection, embedder.precision)
     vectors = store.vector_store(collection)
     done = 0
     for batch in _batches(pending, settings):

@@ -38,7 +38,7 @@ class Retriever:
     """Loads the models and indexes once; search() is then cheap (tens of milliseconds)."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
-        from rag.embedder import load_embedder
+        from rag.embedder import embedder_for
 
         self.settings = settings
         collection = store.open_collection(settings, create=False)
@@ -46,9 +46,7 @@ class Retriever:
             raise BadInput("the index is empty: run `rag ingest PATH` first (for example `rag ingest seeds/`)")
         self.collection: Collection = collection
         self.keyword = self._load_keyword_index()
-        self.embedder = embedder or load_embedder(
-            settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size
-        )
+        self.embedder = embedder or embedder_for(settings, store.index_precision(collection))
 
     def _load_keyword_index(self) -> KeywordIndex:
         from rag.ingest import rebuild_keyword_index

@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 Backend = Literal["local", "openai", "openai-compatible", "extractive"]
 BackendSetting = Literal["auto", Backend]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
+PrecisionSetting = Literal["auto", "fp32", "int8"]  # of the embeddings (rag/embedder.py)
 LLM_BACKENDS: tuple[Backend, ...] = ("local", "openai", "openai-compatible")  # the ones that run an LLM
 Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -45,6 +46,7 @@ class Settings(BaseSettings):
 
     # Embeddings and chunking
     embedding_model: str = Field("", validation_alias=_env("RAG_EMBEDDING_MODEL"))
+    embedding_precision: PrecisionSetting = Field("auto", validation_alias=_env("RAG_EMBEDDING_PRECISION"))
     model_cache: Path | None = Field(None, validation_alias=_env("RAG_MODEL_CACHE"))
     embed_batch_size: int = Field(32, ge=1, validation_alias=_env("RAG_EMBED_BATCH_SIZE"))
     ingest_batch_size: int = Field(128, ge=1, validation_alias=_env("RAG_INGEST_BATCH_SIZE"))

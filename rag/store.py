@@ -64,6 +64,21 @@ def open_collection(settings: Settings, create: bool = True) -> Collection | Non
     )
 
 
+PRECISION_KEY = "embedding_precision"
+
+
+def index_precision(collection: Collection) -> str | None:
+    """The precision of the embeddings an index holds: as recorded, fp32 for an index built before precisions were
+    recorded, None for an empty index."""
+    recorded = (collection.metadata or {}).get(PRECISION_KEY)
+    return str(recorded) if recorded else ("fp32" if collection.count() else None)
+
+
+def record_precision(collection: Collection, precision: str) -> None:
+    if not (collection.metadata or {}).get(PRECISION_KEY):
+        collection.modify(metadata={**(collection.metadata or {}), PRECISION_KEY: precision})
+
+
 def vector_store(collection: Collection) -> ChromaVectorStore:
     from llama_index.vector_stores.chroma import ChromaVectorStore
 

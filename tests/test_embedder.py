@@ -1,12 +1,16 @@
-"""The ONNX embedder reproduces sentence-transformers' own vectors for the bundled model."""
+"""The ONNX embedder reproduces sentence-transformers' own vectors for the bundled model; its int8 version agrees
+with them and is used only when it does; an index records its precision."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
+import pytest
+from conftest import write_jsonl
 
-from rag.embedder import bundled_model_dir, load_embedder
+from rag.embedder import AGREEMENT, bundled_model_dir, choose_precision, cpu_has_int8_dot, load_embedder
 
 TEXTS = [
     "Sharpness-aware minimization improves adversarial robustness.",
@@ -32,3 +36,43 @@ def test_batching_keeps_the_input_order(model_cache: Path) -> None:
     alone = np.stack([embedder.embed([t])[0] for t in TEXTS])
     assert np.abs(together - alone).max() < 1e-5
     assert together[0] @ together[1] < 0.9  # different texts, different vectors
+
+
+def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache: Path, tmp_path: Path) -> None:
+    import shutil
+    import warnings
+
+    int8 = load_embedder("", model_cache, precision="int8")
+    assert int8.precision == "int8"
+    fp32 = load_embedder("", model_cache).embed(TEXTS)
+    assert (int8.embed(TEXTS) * fp32).sum(axis=1).min() > 0.97
+    record = next(model_cache.glob("*/model-int8.json"))
+    assert json.loads(record.read_text())["mean_cosine"] >= AGREEMENT  # measured once, when it was made
+    # A quantised model that disagreed (its record says so; a real disagreement cannot be made on demand) is not
+    # used: the embedder falls back to fp32, with a warning.
+    cache = tmp_path / "cache"
+    shutil.copytree(record.parent, cache / record.parent.name)
+    (cache / record.parent.name / record.name).write_text(json.dumps({"mean_cosine": 0.9, "threshold": AGREEMENT}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fallback = load_embedder("", cache, precision="int8")
+    assert fallback.precision == "fp32" and "disagree" in str(caught[0].message)
+
+
+def test_an_index_records_its_precision_and_a_mismatch_says_how_to_fix_it(make_settings, tmp_path: Path) -> None:
+    from rag import store
+    from rag.errors import BadInput
+    from rag.ingest import ingest
+    from rag.library import Library
+
+    settings = make_settings()
+    write_jsonl(tmp_path / "p.jsonl", [{"doc_id": "a", "abstract": "Sharpness-aware minimization finds flat minima."}])
+    ingest([tmp_path / "p.jsonl"], settings)
+    expected = "int8" if cpu_has_int8_dot() else "fp32"
+    collection = store.open_collection(settings, create=False)
+    assert store.index_precision(collection) == expected
+    assert Library(settings).search("flat minima", 1)[0].doc_id == "a"  # auto follows the index
+    other = "fp32" if expected == "int8" else "int8"
+    with pytest.raises(BadInput, match=f"built with {expected} embeddings.*RAG_EMBEDDING_PRECISION is {other}"):
+        Library(settings.model_copy(update={"embedding_precision": other})).search("flat minima", 1)
+    assert choose_precision("auto", "fp32") == "fp32" and choose_precision("int8", None) == "int8"
