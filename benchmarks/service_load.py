@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,13 +22,9 @@ import threading
 import time
 from pathlib import Path
 
+from ui_latency import free_port, peak_rss_mib  # the web app's benchmark, beside this one
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start(data_dir: Path, clients: int) -> tuple[subprocess.Popen, str]:
@@ -107,13 +102,6 @@ def load(base: str, questions: list[str], clients: int, seconds: float) -> dict[
     return {"served": len(times), "errors": other, "429": errors.count(429), "p50": p50, "p95": p95}
 
 
-def peak_memory_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=ROOT / "data")
@@ -136,7 +124,7 @@ def main() -> None:
         print("| served | errors | 429 | p50 | p95 | server peak memory |")
         print("|---|---|---|---|---|---|")
         print(f"| {result['served']} | {result['errors']} | {result['429']} | {result['p50']:.2f} s | "
-              f"{result['p95']:.2f} s | {peak_memory_mb(proc.pid):.0f} MB |")  # fmt: skip
+              f"{result['p95']:.2f} s | {peak_rss_mib(proc.pid):.0f} MB |")  # fmt: skip
     finally:
         proc.terminate()
         proc.wait(timeout=30)

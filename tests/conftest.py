@@ -120,7 +120,6 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory):
 
 def start_llama_server(log_path: Path) -> tuple[subprocess.Popen, str]:
     """llama-cpp-python's OpenAI-compatible server with the bundled GGUF, on a free loopback port."""
-    import httpx
 
     from rag.llm import find_gguf
 
@@ -133,16 +132,24 @@ def start_llama_server(log_path: Path) -> tuple[subprocess.Popen, str]:
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     base_url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
+    wait_until_ready(f"{base_url}/models", proc, log_path, 120)
+    return proc, base_url
+
+
+def wait_until_ready(url: str, proc: subprocess.Popen, log_path: Path, seconds: float) -> None:
+    """Poll url until it answers 200; kill the server and fail (naming its log) if it exits or takes too long."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
     while True:
         try:
-            if httpx.get(f"{base_url}/models", timeout=2).status_code == 200:
-                return proc, base_url
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
         except httpx.HTTPError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise RuntimeError(f"the llama.cpp server did not start; see {log_path}")
+            raise RuntimeError(f"the server did not start; see {log_path}")
         time.sleep(0.5)
 
 

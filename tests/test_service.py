@@ -10,12 +10,11 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, run_rag
+from conftest import ROOT, free_port, run_rag, wait_until_ready
 
 from rag.text import MARKER
 
@@ -35,17 +34,8 @@ def start_service(data_dir: Path, model_cache: Path, log: Path, **env: str) -> t
         env=environ, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:  # /healthz answers 503 while the models load, 200 once they have
-        try:
-            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"rag serve did not start; see {log}")
-        time.sleep(0.5)
+    wait_until_ready(f"{base}/healthz", proc, log, 180)  # /healthz: 503 while the models load, 200 once loaded
+    return proc, base
 
 
 @pytest.fixture(scope="module")
