@@ -54,6 +54,9 @@ def ingest(
     ],
     data_dir: DataDir = None,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per stored batch.")] = False,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Also remove indexed papers that none of the files holds.")
+    ] = False,
 ) -> None:
     """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -72,15 +75,30 @@ def ingest(
             if verbose:
                 bar.console.print(f"stored {done}/{total} abstracts")
 
-        report = run_ingest(paths, settings, progress)
+        report = run_ingest(paths, settings, progress, sync)
     for problem in report.problems:
         err(f"skipped {problem}")
+    removed = f", removed {report.removed}" if sync else ""
     print(
-        f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}, "
+        f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}{removed}, "
         f"skipped {report.skipped} ({report.chunks_written} chunks written)"
     )
     if report.problems:
         raise BadInput(f"{report.skipped} record(s) skipped; the others were ingested")
+
+
+@app.command()
+def remove(
+    doc_ids: Annotated[list[str], typer.Argument(help="Ids of the indexed papers to remove (see `rag search`).")],
+    data_dir: DataDir = None,
+) -> None:
+    """Remove papers from the index (their chunks, vectors and keyword entries)."""
+    from rag.ingest import remove as run_remove
+
+    report = run_remove(doc_ids, load_settings(data_dir))
+    print(f"removed {len(report.removed)}")
+    if report.not_indexed:
+        raise BadInput(f"not indexed, so not removed: {', '.join(report.not_indexed)}")
 
 
 @app.command()

@@ -4,6 +4,11 @@ Idempotent and crash-safe: chunk ids are `<doc_id>::<n>`; each chunk records its
 chunk count, so a document is unchanged only when every one of its chunks is present with the current hash.
 Changed or partly written documents lose their old chunks right before the new ones are written, batch by batch
 (a batch never splits a document), so a run killed at any point is completed by the next one without duplicates.
+
+Papers leave the index with `remove` (`rag remove`) or by a sync (`rag ingest --sync`: afterwards the index holds
+exactly the papers of the files given). Deleting is one Chroma call per page of ids; the keyword index, derived
+from the collection, is rebuilt afterwards and also whenever its chunk count disagrees with the collection's, so a
+run killed between the two is healed by the next search or ingest.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from rag import store
 from rag.chunker import chunk_paper
+from rag.errors import BadInput
 from rag.keyword_index import KeywordIndex, read_manifest
 from rag.loaders import Problem, load_corpus
 from rag.records import Chunk, Paper
@@ -37,14 +43,22 @@ class IngestReport:
     unchanged: int = 0
     chunks_written: int = 0
     problems: list[Problem] = field(default_factory=list)
+    removed: int = 0  # with sync: indexed papers that are in none of the files
 
     @property
     def skipped(self) -> int:
         return len(self.problems)
 
 
-def ingest(paths: Iterable[str | Path], settings: Settings, progress: Progress | None = None) -> IngestReport:
+def ingest(
+    paths: Iterable[str | Path], settings: Settings, progress: Progress | None = None, sync: bool = False
+) -> IngestReport:
+    """Add or update the papers of the files; with `sync`, also remove the indexed papers none of them holds
+    (refused when a record could not be read, since its paper would be removed)."""
     loaded = load_corpus(paths)  # raises BadInput before anything is written
+    if sync and (loaded.problems or not loaded.papers):
+        raise BadInput("--sync needs files that read without errors and hold at least one paper (nothing changed): "
+                       + (str(loaded.problems[0]) if loaded.problems else "no papers found"))  # fmt: skip
     report = IngestReport(problems=loaded.problems)
     collection = store.open_collection(settings)
     stored = store.stored_docs(collection, [p.doc_id for p in loaded.papers])
@@ -60,10 +74,35 @@ def ingest(paths: Iterable[str | Path], settings: Settings, progress: Progress |
     report.updated = len(pending) - report.added
     if pending:
         _write(pending, collection, settings, report, progress)
+    if sync:
+        keep = {p.doc_id for p in loaded.papers}
+        leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
+        store.delete_docs(collection, leaving)
+        report.removed = len(leaving)
     manifest = read_manifest(settings.keyword_dir)
-    if pending or manifest is None or manifest["chunks"] != collection.count():
+    if pending or report.removed or manifest is None or manifest["chunks"] != collection.count():
         rebuild_keyword_index(collection, settings)
     return report
+
+
+@dataclass
+class RemoveReport:
+    removed: list[str]
+    not_indexed: list[str]
+
+
+def remove(doc_ids: Iterable[str], settings: Settings) -> RemoveReport:
+    """Take papers out of the index (their chunks, vectors and keyword entries)."""
+    wanted = list(dict.fromkeys(doc_ids))
+    collection = store.open_collection(settings, create=False)
+    if collection is None or collection.count() == 0:
+        raise BadInput("the index is empty: there is nothing to remove")
+    present = store.stored_docs(collection, wanted)
+    removed = [doc for doc in wanted if doc in present]
+    store.delete_docs(collection, removed)
+    if removed:
+        rebuild_keyword_index(collection, settings)
+    return RemoveReport(removed, [doc for doc in wanted if doc not in present])
 
 
 def rebuild_keyword_index(collection, settings: Settings) -> dict:

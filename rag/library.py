@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from rag.embedder import Embedder
-    from rag.ingest import IngestReport, Progress
+    from rag.ingest import IngestReport, Progress, RemoveReport
     from rag.relevance import QuestionTerms
     from rag.retriever import Retriever
 
@@ -113,11 +113,23 @@ class Library:
         }
 
     # ----- writing -------------------------------------------------------------------------------------------
-    def add(self, paths: Iterable[str | Path], progress: Progress | None = None) -> IngestReport:
-        """Ingest corpus files; searches made afterwards see the new papers."""
+    def add(self, paths: Iterable[str | Path], progress: Progress | None = None, sync: bool = False) -> IngestReport:
+        """Ingest corpus files (with `sync`, also remove the papers none of them holds); searches made afterwards
+        see the change."""
         from rag.ingest import ingest
 
-        report = ingest(paths, self.settings, progress)
+        report = ingest(paths, self.settings, progress, sync)
+        self._refresh()
+        return report
+
+    def remove(self, doc_ids: Iterable[str]) -> RemoveReport:
+        """Take papers out of the index."""
+        from rag.ingest import remove
+
+        report = remove(doc_ids, self.settings)
+        self._refresh()
+        return report
+
+    def _refresh(self) -> None:
         if self._retriever is not None:
             self._retriever.refresh()
-        return report

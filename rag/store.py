@@ -108,6 +108,18 @@ def delete_docs(collection: Collection, doc_ids: list[str]) -> None:
         collection.delete(where={"doc_id": {"$in": doc_ids[i : i + PAGE]}})
 
 
+def indexed_doc_ids(collection: Collection) -> set[str]:
+    """The ids of every paper with a chunk in the collection (reading metadata only, page by page)."""
+    found: set[str] = set()
+    offset = 0
+    while True:
+        got = collection.get(include=["metadatas"], limit=PAGE, offset=offset)
+        if not got["ids"]:
+            return found
+        found.update(str(meta["doc_id"]) for meta in got["metadatas"] or [])
+        offset += len(got["ids"])
+
+
 def iter_chunks(collection: Collection) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """Every stored chunk as (id, text, metadata), page by page."""
     offset = 0

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SEEDS, write_jsonl
+from conftest import ROOT, SEEDS, run_rag, write_jsonl
 
 from rag import store
 from rag.chunker import chunk_paper
@@ -133,3 +133,48 @@ def test_ingest_and_search_through_a_chroma_server(chroma_server, make_settings)
     hits = Retriever(settings).search("protein language model at the atom scale", k=3)
     assert hits[0].doc_id == "000_c1913070b188e76b#8"
     assert not (settings.data_dir / "chroma").exists()  # nothing went to the embedded store
+
+
+PAPERS = [
+    {"doc_id": "sam", "abstract": "Sharpness-aware minimization finds flat minima and improves generalization."},
+    {"doc_id": "gnn", "abstract": "Deep graph neural networks suffer from oversmoothing and oversquashing."},
+    {"doc_id": "hcg", "abstract": "Serum hCG was measured with five commercial immunoassays in pregnant women."},
+]
+
+
+def test_removed_papers_leave_every_index(make_settings, tmp_path: Path) -> None:
+    from rag.library import Library
+
+    settings = make_settings()
+    ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
+    library = Library(settings)
+    assert library.search("oversmoothing graph neural networks", 1, mode="keyword")[0].doc_id == "gnn"
+    report = library.remove(["gnn", "nope"])
+    assert (report.removed, report.not_indexed) == (["gnn"], ["nope"])
+    for mode in ("dense", "keyword", "hybrid"):
+        assert "gnn" not in [r.doc_id for r in library.search("oversmoothing graph neural networks", 3, mode=mode)]
+    assert library.stats()["abstracts"] == 2 and read_manifest(settings.keyword_dir)["chunks"] == 2
+
+
+def test_cli_remove_reports_unknown_ids_with_exit_2(cli_env, tmp_path: Path) -> None:
+    run_rag("ingest", str(write_jsonl(tmp_path / "p.jsonl", PAPERS)), env=cli_env)
+    result = run_rag("remove", "sam", "missing-id", env=cli_env)
+    assert result.returncode == 2 and "removed 1" in result.stdout
+    assert result.stderr.strip() == "rag: not indexed, so not removed: missing-id"
+    assert json.loads(run_rag("stats", "--json", env=cli_env).stdout)["abstracts"] == 2
+
+
+def test_sync_makes_the_index_hold_exactly_the_files_papers(make_settings, tmp_path: Path) -> None:
+    settings = make_settings()
+    path = write_jsonl(tmp_path / "p.jsonl", PAPERS)
+    ingest([path], settings)
+    changed = [PAPERS[0], {**PAPERS[2], "abstract": PAPERS[2]["abstract"] + " Results differed by assay."}]
+    write_jsonl(path, [*changed, "{broken"])
+    with pytest.raises(BadInput, match="--sync needs files that read without errors"):
+        ingest([path], settings, sync=True)  # a record that cannot be read would lose its paper: nothing changes
+    assert store.indexed_doc_ids(store.open_collection(settings, create=False)) == {"sam", "gnn", "hcg"}
+    write_jsonl(path, changed)
+    report = ingest([path], settings, sync=True)
+    assert (report.unchanged, report.updated, report.removed) == (1, 1, 1)
+    assert store.indexed_doc_ids(store.open_collection(settings, create=False)) == {"sam", "hcg"}
+    assert read_manifest(settings.keyword_dir)["docs"] == 2
