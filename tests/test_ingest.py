@@ -18,6 +18,7 @@ from rag.ingest import ingest
 from rag.keyword_index import read_manifest
 from rag.loaders import load_corpus
 from rag.retriever import Retriever
+from rag.settings import Settings
 
 PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
 
@@ -178,3 +179,41 @@ def test_sync_makes_the_index_hold_exactly_the_files_papers(make_settings, tmp_p
     assert (report.unchanged, report.updated, report.removed) == (1, 1, 1)
     assert store.indexed_doc_ids(store.open_collection(settings, create=False)) == {"sam", "hcg"}
     assert read_manifest(settings.keyword_dir)["docs"] == 2
+
+
+@pytest.mark.slow
+def test_two_workers_ingest_into_one_chroma_server_at_once(chroma_server, cli_env, tmp_path: Path) -> None:
+    """Each worker has its own data directory (as on separate machines) and its own file; the server's collection
+    ends up with every chunk of both, once, and a third machine's keyword index is built from it."""
+    host, port = chroma_server
+    lines = PUBMED.read_text().splitlines()
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    files[0].write_text("\n".join(lines[:200]) + "\n")
+    files[1].write_text("\n".join(lines[200:400]) + "\n")
+    server = {"CHROMA_HOST": host, "CHROMA_PORT": str(port), "RAG_COLLECTION": "two-workers"}
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "rag.cli", "ingest", str(path)],
+            env={**cli_env, **server, "RAG_DATA_DIR": str(tmp_path / f"worker-{i}")},
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, path in enumerate(files)
+    ]
+    outputs = [w.communicate(timeout=600) for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], outputs
+    assert all("added 200" in out for out, _ in outputs)
+    import chromadb
+
+    remote = chromadb.HttpClient(host=host, port=port).get_collection("two-workers")
+    settings = Settings(data_dir=tmp_path / "reader", collection="two-workers", chroma_host=host, chroma_port=port,
+                        model_cache=Path(cli_env["RAG_MODEL_CACHE"]))  # fmt: skip
+    assert remote.count() == len(expected_chunk_ids(files, settings))  # nothing lost, nothing twice
+    reader = Retriever(settings)
+    for path in files:
+        first = json.loads(path.read_text().splitlines()[0])
+        question = first["abstract"][:200]
+        assert reader.search(question, k=3, mode="keyword")[0].doc_id == first["doc_id"]
+        assert reader.search(question, k=3, mode="dense")[0].doc_id == first["doc_id"]
