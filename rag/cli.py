@@ -18,7 +18,7 @@ from typer._click import exceptions as click_errors  # typer vendors click; its 
 
 from rag.errors import BadInput
 from rag.settings import BACKENDS, MODES, Mode, Settings
-from rag.text import where
+from rag.text import terminal_safe, where
 
 app = typer.Typer(
     help="Ask questions about scientific paper abstracts and get answers cited to the abstracts.",
@@ -44,7 +44,7 @@ def load_settings(data_dir: Path | None) -> Settings:
 
 
 def err(message: str) -> None:
-    print(f"rag: {message}", file=sys.stderr)
+    print(f"rag: {terminal_safe(message)}", file=sys.stderr)
 
 
 @app.command()
@@ -121,8 +121,8 @@ def search(
     if not results:
         print("No matching abstracts.")
     for r in results:
-        print(f"{r.rank:>2}. {r.doc_id}  {where(r.venue, r.year)}  score {r.score:.4f}")
-        print(f"    {r.title + ': ' if r.title else ''}{_shorten(r.text, 300)}")
+        print(terminal_safe(f"{r.rank:>2}. {r.doc_id}  {where(r.venue, r.year)}  score {r.score:.4f}"))
+        print(terminal_safe(f"    {r.title + ': ' if r.title else ''}{_shorten(r.text, 300)}"))
 
 
 Backend = Annotated[
@@ -268,8 +268,8 @@ def verify(
     if as_json:
         print(json.dumps(verdict_record(doc, verdict, claim=claim), ensure_ascii=False))
         return
-    print(f"{verdict.label} (score {verdict.score:.2f}) by {doc}")
-    print(f'    "{verdict.quote}"')
+    print(terminal_safe(f"{verdict.label} (score {verdict.score:.2f}) by {doc}"))
+    print(terminal_safe(f'    "{verdict.quote}"'))
 
 
 def verdict_record(doc_id: str, verdict, **head: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -107,6 +107,13 @@ def load_corpus(paths: Iterable[str | Path]) -> LoadResult:
     return result
 
 
+MAX_ABSTRACT_CHARS = 100_000  # abstracts run to a few thousand characters; a longer record is not one
+
+
+def too_long(source: str, abstract: str) -> Problem:
+    return Problem(source, f"the abstract has {len(abstract):,} characters; the limit is {MAX_ABSTRACT_CHARS:,}")
+
+
 def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
     lines = text.splitlines()
     header = HEADER.match(lines[0])
@@ -118,6 +125,9 @@ def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
         abstract = line.strip()
         if abstract:
             n += 1
+            if len(abstract) > MAX_ABSTRACT_CHARS:
+                yield too_long(f"{path}:{lineno}", abstract)
+                continue
             yield Paper(
                 doc_id=f"{path.stem}#{n}",
                 abstract=abstract,
@@ -136,6 +146,9 @@ def parse_jsonl(path: Path, text: str) -> Iterator[Paper | Problem]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             yield Problem(source, f"malformed JSON ({exc.msg})")
+            continue
+        except RecursionError:
+            yield Problem(source, "malformed JSON (nested too deeply)")
             continue
         if not isinstance(record, dict):
             yield Problem(source, "expected a JSON object")
@@ -168,6 +181,8 @@ def parse_bibtex(path: Path, text: str) -> Iterator[Paper | Problem]:
         lines = [line.strip() for line in str(getattr(block, "error", "")).splitlines() if line.strip()]
         reason = f" ({lines[-1]})" if lines else ""
         yield Problem(f"{path}:{block.start_line + 1}", f"malformed BibTeX entry{reason}")
+    if not library.entries and not library.failed_blocks:
+        yield Problem(f"{path}:1", "no BibTeX entries found")
     for entry in library.entries:
         record = {name.lower(): clean_latex(str(f.value)) for name, f in entry.fields_dict.items()}
         record.setdefault("doc_id", entry.key)
@@ -184,6 +199,8 @@ def record_to_paper(record: dict[str, Any], source: str) -> Paper | Problem:
     if not isinstance(abstract, str) or not abstract.strip():
         return Problem(source, "record has no abstract or text")
     abstract = abstract.strip()
+    if len(abstract) > MAX_ABSTRACT_CHARS:
+        return too_long(source, abstract)
     try:
         year = parse_year(record.get("year"))
     except ValueError:

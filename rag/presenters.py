@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from rag.text import where
+from rag.text import terminal_safe, where
 
 if TYPE_CHECKING:
     from rag.answerer import Event, OnEvent
@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 def print_sources(answer: Answer, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     if answer.note:
-        print(f"\nNote: {answer.note}", file=out)
+        print(f"\nNote: {terminal_safe(answer.note)}", file=out)
     if not answer.citations:
         return
     print("\nSources:", file=out)
     for c in answer.citations:
-        print(f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}", file=out)
-        print(f'      "{c.quote}"', file=out)
+        line = f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}"
+        print(terminal_safe(line), file=out)
+        print(f'      "{terminal_safe(c.quote)}"', file=out)
 
 
 def answer_to_terminal(run: Callable[[OnEvent], Answer]) -> Answer:
@@ -34,14 +35,15 @@ def answer_to_terminal(run: Callable[[OnEvent], Answer]) -> Answer:
     def on_event(event: Event) -> None:
         if event.kind == "token" and live:
             draft.append(event.text)
-            tail = "".join(draft)[-70:].replace("\n", " ")
+            tail = terminal_safe("".join(draft)[-70:].replace("\n", " "))
             sys.stderr.write(f"\r\033[2K\033[2mdrafting… {tail}\033[0m")
             sys.stderr.flush()
         elif event.kind == "sentence":
             if live:
                 sys.stderr.write("\r\033[2K")
                 draft.clear()
-            sys.stdout.write(event.text.lstrip(" ") + ("" if event.text.endswith("\n") else " "))
+            text = terminal_safe(event.text)
+            sys.stdout.write(text.lstrip(" ") + ("" if text.endswith("\n") else " "))
             sys.stdout.flush()
 
     answer = run(on_event)
@@ -56,6 +58,8 @@ def chat_loop(engine: Engine, backend: str | None) -> None:
     from rag.errors import BadInput
 
     session = engine.chat(backend)
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 reach check_question, which says so
+        sys.stdin.reconfigure(errors="surrogateescape")
     print("Ask about the indexed abstracts. Commands: /sources, /reset, /quit", file=sys.stderr)
     while True:
         try:

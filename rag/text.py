@@ -37,9 +37,22 @@ def check_question(text: str, limit: int, what: str = "question") -> str:
     text = text.strip()
     if not text:
         raise EmptyInput(what)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: bytes that were not UTF-8, smuggled through argv or stdin
+        raise BadInput(f"the {what} is not valid text (it holds bytes that are not UTF-8)") from None
     if len(text) > limit:
         raise BadInput(f"the {what} has {len(text)} characters; the limit is {limit} (RAG_MAX_QUESTION_CHARS)")
     return text
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 controls but tab and newline
+
+
+def terminal_safe(text: str) -> str:
+    """Text from a corpus or a model without control characters, so that printing it cannot drive the terminal
+    (an abstract holding ESC ] 0; ... BEL would retitle it)."""
+    return CONTROL.sub("", text)
 
 
 def where(venue: str | None, year: int | str | None) -> str:

@@ -126,3 +126,27 @@ def test_ingest_is_idempotent_from_the_command_line(cli_env, tmp_path: Path) -> 
 def test_invalid_setting_exits_2(cli_env) -> None:
     out = run_rag("stats", env={**cli_env, "RAG_TOP_K": "many"})
     assert out.returncode == 2 and "RAG_TOP_K" in out.stderr
+
+
+def test_text_that_could_drive_the_terminal_is_never_printed(cli_env, tmp_path) -> None:
+    hostile = "Flat minima generalize better. \x1b]0;pwned\x07Sharpness matters.\x1b[2J"
+    run_rag("ingest", str(write_jsonl(tmp_path / "h.jsonl", [{"doc_id": "h\x1b[31m", "abstract": hostile}])),
+            env=cli_env)  # fmt: skip
+    ask = ("ask", "Do flat minima generalize better?", "--llm", "extractive")
+    for args in (("search", "flat minima sharpness"), ask):
+        result = run_rag(*args, env=cli_env)
+        assert result.returncode == 0 and "Flat minima generalize better" in result.stdout
+        assert not {"\x1b", "\x07"} & set(result.stdout + result.stderr)
+
+
+def test_a_question_that_is_not_valid_utf8_is_a_one_line_error(cli_env, tmp_path) -> None:
+    result = subprocess.run([sys.executable, "-m", "rag.cli", "search", b"caf\xe9 \xff"], env=cli_env, cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.strip() == "rag: the question is not valid text (it holds bytes that are not UTF-8)"
+    run_rag("ingest", str(write_jsonl(tmp_path / "p.jsonl", [{"doc_id": "a", "abstract": "Flat minima."}])),
+            env=cli_env)  # fmt: skip
+
+    chat = subprocess.run([sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], env=cli_env, cwd=ROOT,
+                          input=b"caf\xe9?\n", capture_output=True, timeout=120)  # fmt: skip
+    assert chat.returncode == 0 and b"not valid text" in chat.stderr  # the loop goes on, then ends at EOF

@@ -171,3 +171,18 @@ def test_pubmedqa_corpus_loads_completely() -> None:
     assert len(result.papers) == 1000 and not result.problems
     first = json.loads(corpus.read_text().splitlines()[0])
     assert result.papers[0].doc_id == first["doc_id"] and result.papers[0].venue == "PubMed"
+
+
+def test_hostile_records_are_skipped_with_their_line(tmp_path: Path) -> None:
+    ok = {"doc_id": "ok", "abstract": "A normal abstract about flat minima."}
+    huge = {"doc_id": "huge", "abstract": "word " * 20_001}  # 100,005 characters: not an abstract
+    path = write_jsonl(tmp_path / "h.jsonl", [ok, huge, "[" * 100_000 + "]" * 100_000])
+    loaded = load_corpus([path])
+    assert [p.doc_id for p in loaded.papers] == ["ok"]
+    assert [p.short() for p in loaded.problems] == [
+        "h.jsonl:2: the abstract has 100,004 characters; the limit is 100,000",
+        "h.jsonl:3: malformed JSON (nested too deeply)",
+    ]
+    garbage = tmp_path / "g.bib"
+    garbage.write_text("this is not bibtex at all\n%%% nothing here\n")
+    assert [p.short() for p in load_corpus([garbage]).problems] == ["g.bib:1: no BibTeX entries found"]
