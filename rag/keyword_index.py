@@ -76,17 +76,21 @@ class KeywordIndex:
         import numpy as np
 
         manifest = read_manifest(folder)
-        if manifest is None or manifest["chunks"] == 0:
+        if manifest is None or manifest.get("chunks", 0) == 0:
             return None
-        rows = json.loads((folder / ROWS).read_text())
-        metas = rows["meta"]
-        return cls(
-            bm25=bm25s.BM25.load(str(folder), mmap=True),
-            chunk_ids=rows["chunk_ids"],
-            venues=np.array([(m.get("venue") or "").lower() for m in metas]),
-            years=np.array([int(m.get("year") or 0) for m in metas]),
-            manifest=manifest,
-        )
+        try:
+            rows = json.loads((folder / ROWS).read_text())
+            metas = rows["meta"]
+            index = cls(
+                bm25=bm25s.BM25.load(str(folder), mmap=True),
+                chunk_ids=rows["chunk_ids"],
+                venues=np.array([(m.get("venue") or "").lower() for m in metas]),
+                years=np.array([int(m.get("year") or 0) for m in metas]),
+                manifest=manifest,
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # damaged files: rebuilt by the caller
+            return None
+        return index if len(index.chunk_ids) == manifest["chunks"] else None
 
     def search(self, query: str, k: int, venue: str | None = None, year: int | None = None) -> list[tuple[str, float]]:
         """The k best (chunk id, BM25 score) pairs with a positive score, restricted by the filters."""
@@ -126,15 +130,28 @@ class KeywordIndex:
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:
-    path = folder / MANIFEST
-    return json.loads(path.read_text()) if path.exists() else None
+    """The manifest, or None when it is missing or unreadable (the index is then rebuilt from the collection)."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    needed = {"chunks": int, "docs": int, "venues": dict, "years": dict}
+    ok = isinstance(manifest, dict) and all(isinstance(manifest.get(k), t) for k, t in needed.items())
+    return manifest if ok else None
 
 
 def _manifest(metas: list[dict[str, Any]]) -> dict[str, Any]:
-    first_chunks = {m["doc_id"]: m for m in metas}
     return {
         "built": time.time_ns(),  # tells a long-running process that the index on disk was rebuilt
         "chunks": len(metas),
+        **paper_counts(metas),
+    }
+
+
+def paper_counts(metas: list[dict[str, Any]]) -> dict[str, Any]:
+    """Abstracts, venues and years of chunk (or paper) metadata: each paper counted once."""
+    first_chunks = {m["doc_id"]: m for m in metas}
+    return {
         "docs": len(first_chunks),
         "venues": dict(Counter(m.get("venue") or "unknown" for m in first_chunks.values()).most_common()),
         "years": dict(sorted(Counter(str(m.get("year") or "unknown") for m in first_chunks.values()).items())),

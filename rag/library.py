@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag import store
-from rag.keyword_index import read_manifest
+from rag.keyword_index import paper_counts, read_manifest
 from rag.records import SearchResult
 from rag.settings import Mode, Settings
 from rag.text import check_question
@@ -96,7 +96,10 @@ class Library:
         settings = self.settings
         collection = store.open_collection(settings, create=False)
         chunks = collection.count() if collection is not None else 0
-        manifest = read_manifest(settings.keyword_dir) or {"docs": 0, "venues": {}, "years": {}}
+        manifest = read_manifest(settings.keyword_dir)
+        if collection is not None and chunks and (manifest is None or manifest["chunks"] != chunks):
+            manifest = paper_counts(store.list_papers(collection))  # the manifest is stale or damaged: count afresh
+        manifest = manifest or {"docs": 0, "venues": {}, "years": {}}
         location = (
             f"chroma server {settings.chroma_host}:{settings.chroma_port}"
             if settings.chroma_host

@@ -10,6 +10,7 @@ chunks rather than abstracts and has no weights for reciprocal-rank fusion, henc
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,8 @@ from rag.keyword_index import KeywordIndex, read_manifest
 from rag.records import SearchResult
 from rag.settings import Mode, Settings
 from rag.text import check_question
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,6 +55,8 @@ class Retriever:
         from rag.ingest import rebuild_keyword_index
 
         keyword = KeywordIndex.load(self.settings.keyword_dir)
+        if keyword is None and self.settings.keyword_dir.exists():
+            log.warning("rag: the keyword index was damaged or incomplete; rebuilding it from the collection")
         if keyword is None or keyword.manifest["chunks"] != self.collection.count():
             rebuild_keyword_index(self.collection, self.settings)  # another process or machine changed it
             keyword = KeywordIndex.load(self.settings.keyword_dir)

@@ -53,14 +53,30 @@ def open_collection(settings: Settings, create: bool = True) -> Collection | Non
         if not create and not settings.chroma_path.exists():
             return None
         settings.chroma_path.mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+        try:
+            client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+        except Exception as exc:
+            raise (damaged(settings, exc) if any(s in str(exc) for s in DAMAGED) else exc) from None
     if not create:
         try:
             return client.get_collection(settings.collection, embedding_function=None)
-        except Exception:  # chromadb raises NotFoundError (or ValueError in older releases)
+        except Exception as exc:  # chromadb raises NotFoundError (or ValueError in older releases)
+            if any(s in str(exc) for s in DAMAGED):
+                raise damaged(settings, exc) from None
             return None
     return client.get_or_create_collection(
         settings.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+    )
+
+
+DAMAGED = ("malformed", "not a database")  # SQLite's words for a damaged file, as Chroma passes them on
+
+
+def damaged(settings: Settings, exc: Exception) -> RuntimeError:
+    """The error for an index whose files are damaged, saying what to do."""
+    return RuntimeError(
+        f"the index in {settings.chroma_path} is damaged ({str(exc).splitlines()[0]}); move {settings.data_dir} "
+        "aside and ingest your corpus files again (e.g. `rag ingest seeds/`)"
     )
 
 

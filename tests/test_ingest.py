@@ -217,3 +217,34 @@ def test_two_workers_ingest_into_one_chroma_server_at_once(chroma_server, cli_en
         question = first["abstract"][:200]
         assert reader.search(question, k=3, mode="keyword")[0].doc_id == first["doc_id"]
         assert reader.search(question, k=3, mode="dense")[0].doc_id == first["doc_id"]
+
+
+def test_a_damaged_keyword_index_heals_and_stats_stay_true(make_settings, tmp_path: Path) -> None:
+    from rag.library import Library
+
+    settings = make_settings()
+    ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
+    folder = settings.keyword_dir
+    (folder / "chunks.json").write_text("{garbled")
+    assert Library(settings).search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
+    for name in [p.name for p in folder.iterdir() if p.name not in ("chunks.json", "manifest.json")]:
+        (folder / name).unlink()  # the BM25 files gone
+    assert Library(settings).search("serum hCG immunoassays", 1, mode="keyword")[0].doc_id == "hcg"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "chunks": 1, "docs": 1}))  # stale
+    assert Library(settings).stats()["abstracts"] == 3
+    (folder / "manifest.json").write_text("not json")
+    assert Library(settings).stats()["abstracts"] == 3
+    assert ingest([tmp_path / "p.jsonl"], settings).unchanged == 3  # and an ingest repairs the files
+    assert json.loads((folder / "manifest.json").read_text())["docs"] == 3
+
+
+def test_a_damaged_store_is_one_line_with_what_to_do(cli_env, tmp_path: Path) -> None:
+    run_rag("ingest", str(write_jsonl(tmp_path / "p.jsonl", PAPERS)), env=cli_env)
+    sqlite = Path(cli_env["RAG_DATA_DIR"]) / "chroma" / "chroma.sqlite3"
+    data = bytearray(sqlite.read_bytes())
+    data[100:4096] = bytes(3996)  # the first page's schema zeroed
+    sqlite.write_bytes(bytes(data))
+    result = run_rag("stats", env=cli_env)
+    assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "is damaged" in result.stderr and "ingest your corpus files again" in result.stderr
