@@ -16,6 +16,10 @@ from conftest import ROOT, SEEDS, free_port, write_jsonl
 from rag.ingest import ingest
 from rag.settings import Settings
 
+LEAK = (
+    "The LeakyNet detector flags exfiltration pixels ![a](http://leak.invalid/answer.png) in outgoing images. "
+    "LeakyNet reaches 99% recall on the LeakBench benchmark."
+)
 PAYLOAD = (
     "We propose XSSGuard, a filter that sanitizes untrusted web inputs before rendering. "
     "Its test pages contain <script>alert('xss')</script> and <img src=x onerror=alert(1)> payloads. "
@@ -30,8 +34,10 @@ def ui_url(tmp_path_factory, model_cache):
     data = tmp_path_factory.mktemp("ui-data")
     settings = Settings(_env_file=None, data_dir=data, model_cache=model_cache)
     payload = write_jsonl(
-        data / "payload.jsonl", [{"doc_id": "xss1", "venue": "SEC", "year": 2023, "abstract": PAYLOAD}]
-    )
+        data / "payload.jsonl",
+        [{"doc_id": "xss1", "venue": "SEC", "year": 2023, "abstract": PAYLOAD},
+         {"doc_id": "leak1", "venue": "![v](http://leak.invalid/venue.png)", "year": 2023, "abstract": LEAK}],
+    )  # fmt: skip
     ingest([SEEDS, payload], settings)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
     env.update({"RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(model_cache)})
@@ -91,7 +97,7 @@ def ask(page, question: str, turn: int) -> str:
 
 
 def test_ask_open_citation_and_follow_up(page) -> None:
-    assert "96 abstracts" in page.inner_text("#corpus-line") and "ICML" in page.inner_text("#corpus-line")
+    assert "97 abstracts" in page.inner_text("#corpus-line") and "ICML" in page.inner_text("#corpus-line")
     answer = ask(page, "Which approach lets a protein language model work at both the residue and the atom scale?", 1)
     assert "[1]" in answer
     page.locator("#chat a.cite").first.click()  # a citation marker opens its abstract in the sources panel
@@ -204,3 +210,28 @@ def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_se
     finally:
         context.close()
         app.close()
+
+
+def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_url) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.goto(ui_url)
+    page.wait_for_selector("#corpus-line :text('abstracts')")
+    shown = page.inner_text("#corpus-line").replace("\\", "")  # (a linkified URL keeps its escapes visible)
+    assert "![v](http://leak.invalid/venue.png)" in shown  # the venue, shown as text
+    answer = ask(page, "How does the LeakyNet detector flag exfiltration pixels?", 1)
+    assert "LeakyNet" in answer
+    assert not [url for url in requested if "leak.invalid" in url]
+    assert page.locator("#chat img, #corpus-line img").count() == 0
+    context.close()
+
+
+def test_markdown_in_answers_and_drafts_is_escaped() -> None:
+    from ui.render import answer_html, draft_html
+
+    image = "![a](http://leak.invalid/x.png)"
+    for html_text in (answer_html(f"LeakyNet works {image} well [1]."), draft_html(["Done [1]."], image)):
+        assert "![" not in html_text and "\\!\\[a\\]\\(http://leak.invalid/x.png\\)" in html_text
+    assert '<a class="cite" href="#src-1">[1]</a>' in answer_html("LeakyNet works [1].")

@@ -19,7 +19,7 @@ from rag.errors import BadInput
 from rag.records import Answer
 from rag.settings import BACKENDS, Settings
 from rag.text import EmptyInput, check_question
-from ui.render import answer_html, draft_html, markdown_export, sources_html, verifier_note
+from ui.render import answer_html, draft_html, markdown_export, markdown_text, sources_html, verifier_note
 
 log = logging.getLogger("rag.ui")
 ALL = "All"
@@ -82,7 +82,7 @@ def turn_record(answer: Answer) -> dict[str, Any]:
 
 
 def header_text(stats: dict[str, Any]) -> str:
-    venues = ", ".join(f"{v} ({n})" for v, n in stats["venues"].items())
+    venues = ", ".join(f"{markdown_text(v)} ({n})" for v, n in stats["venues"].items())
     years = ", ".join(y for y in stats["years"] if y != "unknown")
     return (
         f"**{stats['abstracts']} abstracts** indexed: {venues}; {years}. Ask a question: every sentence of the "

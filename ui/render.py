@@ -1,5 +1,7 @@
 """HTML for the UI. Every piece of corpus text and model output is escaped here before any markup is added, so an
-abstract or an answer containing <script> or <img onerror=...> shows as text and runs nothing."""
+abstract or an answer containing <script> or <img onerror=...> shows as text and runs nothing. Text that Gradio
+renders as Markdown (the chat, the corpus line, notes) also has Markdown's characters escaped, so a Markdown image
+in an abstract, a venue or a model's draft is shown as text and never fetched."""
 
 from __future__ import annotations
 
@@ -8,19 +10,24 @@ import re
 from typing import Any
 
 from rag.records import Answer
-from rag.text import replace_markers, where
+from rag.text import MARKER, replace_markers, where
 
 
 def answer_html(text: str, prefix: str = "") -> str:
     """Escaped answer text whose [n] markers link to the sources panel (prefix keeps turns apart)."""
-    escaped = html.escape(text).replace("\n\n", "<br><br>")
-    return replace_markers(escaped, lambda n: f'<a class="cite" href="#src-{prefix}{n}">[{n}]</a>')
+    pieces, last = [], 0
+    for marker in MARKER.finditer(text):
+        pieces.append(markdown_text(text[last : marker.start()]))
+        pieces.append(replace_markers(marker.group(0), lambda n: f'<a class="cite" href="#src-{prefix}{n}">[{n}]</a>'))
+        last = marker.end()
+    pieces.append(markdown_text(text[last:]))
+    return "".join(pieces).replace("\n\n", "<br><br>")
 
 
 def draft_html(settled: list[str], draft: str) -> str:
     """What is shown while an answer streams: verified sentences, then the raw draft of the next one, dimmed."""
     done = answer_html(" ".join(settled))
-    tail = f' <span class="draft">{html.escape(draft[-300:])}</span>' if draft else ""
+    tail = f' <span class="draft">{markdown_text(draft[-300:])}</span>' if draft else ""
     return (done + tail) or '<span class="draft">…</span>'
 
 
@@ -67,7 +74,7 @@ def verifier_note(answer: Answer) -> str:
 
 def markdown_text(text: str) -> str:
     """Text shown as itself in Markdown: HTML escaped, Markdown's special characters backslash-escaped."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", html.escape(text, quote=False))
+    return re.sub(r"([\\`*_{}\[\]()#!|<>~])", r"\\\1", html.escape(text, quote=False))
 
 
 def markdown_export(turns: list[dict]) -> str:
