@@ -34,8 +34,14 @@ NAMED = re.compile(r"\b[\w-]*(?:[A-Z][\w-]*[A-Z0-9]|\d)[\w-]*\b")
 INSTRUCTION = re.compile(
     r"\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your)\s+"
     r"(\w+\s+)?(instructions?|prompts?|rules)\b"
-    r"|\byou are now\b|\bsystem prompt\b|\b(reply|respond|answer|output) only with\b",
-    re.IGNORECASE,
+    r"|\byou are now\b|\bsystem prompt\b|\b(reply|respond|answer|output) only with\b"
+    # chat-template and role tokens, which no abstract needs
+    r"|<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>|^\s*#{2,}\s*(system|instruction)\b"
+    # "ignore the previous instructions" in Spanish, Portuguese, French, Italian, German, Russian, Chinese, Japanese
+    r"|\b(ignora|ignorez|ignorer|ignorar|ignoriere|игнорируй(те)?)\s+(\w+\s+){0,3}"
+    r"(instrucciones|instruções|instructions|istruzioni|anweisungen|инструкции)\b|\bignore\s+(todas\s+)?as\s+instruções"
+    r"|(忽略|无视|忽视).{0,6}(指令|指示|说明|提示)|(指示|命令).{0,4}無視",
+    re.IGNORECASE | re.MULTILINE,
 )
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
