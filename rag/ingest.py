@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,13 +26,15 @@ from rag import store
 from rag.chunker import chunk_paper
 from rag.errors import BadInput
 from rag.keyword_index import KeywordIndex, read_manifest
-from rag.loaders import Problem, load_corpus
+from rag.loaders import LoadResult, Problem, load_corpus
 from rag.records import Chunk, Paper
 from rag.settings import Settings
 
 if TYPE_CHECKING:
     from llama_index.core.schema import TextNode
 
+log = logging.getLogger(__name__)
+WRITE_LOCK = ".write.lock"
 SPAN_KEYS = ("chunk_index", "start", "end")
 SCHEMA = 2  # bump when the stored chunk metadata changes, so the next ingest rewrites old chunks
 Progress = Callable[[int, int], None]  # (abstracts stored so far, abstracts to store)
@@ -50,12 +54,33 @@ class IngestReport:
         return len(self.problems)
 
 
+@contextmanager
+def one_writer(settings: Settings) -> Iterator[None]:
+    """Hold the data directory's write lock: embedded Chroma is not safe for several writing processes (vectors
+    went missing when two ingests ran at once), so a second writer waits for the first to finish."""
+    import fcntl
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    with (settings.data_dir / WRITE_LOCK).open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log.warning("rag: another process is writing to %s; waiting for it to finish", settings.data_dir)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ingest(
     paths: Iterable[str | Path], settings: Settings, progress: Progress | None = None, sync: bool = False
 ) -> IngestReport:
     """Add or update the papers of the files; with `sync`, also remove the indexed papers none of them holds
-    (refused when a record could not be read, since its paper would be removed)."""
+    (refused when a record could not be read, since its paper would be removed). One writer at a time."""
     loaded = load_corpus(paths)  # raises BadInput before anything is written
+    with one_writer(settings):
+        return _ingest(loaded, settings, progress, sync)
+
+
+def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool) -> IngestReport:
     if sync and (loaded.problems or not loaded.papers):
         raise BadInput("--sync needs files that read without errors and hold at least one paper (nothing changed): "
                        + (str(loaded.problems[0]) if loaded.problems else "no papers found"))  # fmt: skip
@@ -93,7 +118,11 @@ class RemoveReport:
 
 def remove(doc_ids: Iterable[str], settings: Settings) -> RemoveReport:
     """Take papers out of the index (their chunks, vectors and keyword entries)."""
-    wanted = list(dict.fromkeys(doc_ids))
+    with one_writer(settings):
+        return _remove(list(dict.fromkeys(doc_ids)), settings)
+
+
+def _remove(wanted: list[str], settings: Settings) -> RemoveReport:
     collection = store.open_collection(settings, create=False)
     if collection is None or collection.count() == 0:
         raise BadInput("the index is empty: there is nothing to remove")

@@ -248,3 +248,33 @@ def test_a_damaged_store_is_one_line_with_what_to_do(cli_env, tmp_path: Path) ->
     result = run_rag("stats", env=cli_env)
     assert result.returncode == 1 and len(result.stderr.strip().splitlines()) == 1
     assert "is damaged" in result.stderr and "ingest your corpus files again" in result.stderr
+
+
+@pytest.mark.slow
+def test_two_ingests_into_one_embedded_index_take_turns_and_lose_nothing(cli_env, make_settings, tmp_path) -> None:
+    lines = PUBMED.read_text().splitlines()
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    files[0].write_text("\n".join(lines[:150]) + "\n")
+    files[1].write_text("\n".join(lines[150:300]) + "\n")
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "rag.cli", "ingest", str(path)],
+            env=cli_env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for path in files
+    ]
+    outputs = [w.communicate(timeout=600) for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], outputs
+    assert any("waiting for it to finish" in err for _, err in outputs)  # the second writer waited its turn
+    settings = make_settings(data_dir=Path(cli_env["RAG_DATA_DIR"]))
+    retriever = Retriever(settings)
+    assert retriever.collection.count() == len(expected_chunk_ids(files, settings))
+    firsts = [(text, meta["doc_id"]) for _, text, meta in store.iter_chunks(retriever.collection)
+              if meta["chunk_index"] == 0]  # fmt: skip
+    assert len(firsts) == 300
+    for text, doc_id in firsts:  # every chunk has its vector: a first chunk's own text finds it
+        assert retriever.search(text, k=1, mode="dense")[0].doc_id == doc_id
