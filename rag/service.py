@@ -36,7 +36,7 @@ from starlette.concurrency import run_in_threadpool
 from rag.errors import BadInput
 from rag.llm import LLMConfigError
 from rag.settings import BACKENDS, Mode, Settings
-from rag.text import MARKER, where
+from rag.text import MARKER, web_url, where
 
 if TYPE_CHECKING:
     from rag.engine import Engine
@@ -127,7 +127,7 @@ def annotations(text: str, answer: Answer) -> list[dict[str, Any]]:
             "url_citation": {
                 "start_index": match.start(),
                 "end_index": match.end(),
-                "url": citation.url or f"{MODEL}://{quote(citation.doc_id, safe='')}",
+                "url": web_url(citation.url) or f"{MODEL}://{quote(citation.doc_id, safe='')}",
                 "title": citation.title or f"{where(citation.venue, citation.year)} {citation.doc_id}".strip(),
             },
         })  # fmt: skip

@@ -55,6 +55,11 @@ def terminal_safe(text: str) -> str:
     return CONTROL.sub("", text)
 
 
+def web_url(url: str | None) -> str | None:
+    """The url when it is an http(s) link; a javascript: or data: url from a corpus never becomes a link."""
+    return url if url and re.match(r"https?://", url, re.IGNORECASE) else None
+
+
 def where(venue: str | None, year: int | str | None) -> str:
     """How a paper's venue and year are shown: 'ICML 2024', 'ICML', '2024' or ''."""
     return " ".join(str(x) for x in (venue, year) if x)

@@ -235,3 +235,13 @@ def test_markdown_in_answers_and_drafts_is_escaped() -> None:
     for html_text in (answer_html(f"LeakyNet works {image} well [1]."), draft_html(["Done [1]."], image)):
         assert "![" not in html_text and "\\!\\[a\\]\\(http://leak.invalid/x.png\\)" in html_text
     assert '<a class="cite" href="#src-1">[1]</a>' in answer_html("LeakyNet works [1].")
+
+
+def test_only_web_urls_become_links() -> None:
+    from ui.render import sources_html
+
+    citation = {"n": 1, "doc_id": "x", "venue": "V", "year": 2024, "title": "T", "quote": "q", "url": ""}
+    record = {"citations": [], "abstracts": {"x": "q"}, "note": None}
+    for url, linked in (("javascript:alert(1)", False), ("data:text/html,hi", False), ("https://ex.org/p", True)):
+        shown = sources_html({**record, "citations": [{**citation, "url": url}]})
+        assert ("href=" in shown and 'rel="noopener noreferrer"' in shown) == linked and "javascript:" not in shown

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from rag.records import Answer
-from rag.text import MARKER, replace_markers, where
+from rag.text import MARKER, replace_markers, web_url, where
 
 
 def answer_html(text: str, prefix: str = "") -> str:
@@ -46,7 +46,8 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
         abstract = record["abstracts"].get(c["doc_id"], c["quote"])
         label = c["title"] or " ".join(abstract.split()[:12]) + " …"
         place = html.escape(where(c["venue"], c["year"]))
-        link = f' · <a href="{html.escape(c["url"])}" rel="noopener" target="_blank">link</a>' if c["url"] else ""
+        url = web_url(c["url"])
+        link = f' · <a href="{html.escape(url)}" rel="noopener noreferrer" target="_blank">link</a>' if url else ""
         items.append(
             f'<details class="source" id="src-{prefix}{c["n"]}"><summary><b>[{c["n"]}]</b> {place} · '
             f"{html.escape(label)} · <code>{html.escape(c['doc_id'])}</code></summary>"
