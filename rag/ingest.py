@@ -75,7 +75,7 @@ def ingest(
 ) -> IngestReport:
     """Add or update the papers of the files; with `sync`, also remove the indexed papers none of them holds
     (refused when a record could not be read, since its paper would be removed). One writer at a time."""
-    loaded = load_corpus(paths)  # raises BadInput before anything is written
+    loaded = load_corpus(paths, settings.max_abstract_chars)  # raises BadInput before anything is written
     with one_writer(settings):
         return _ingest(loaded, settings, progress, sync)
 

@@ -88,13 +88,20 @@ def read_text(path: Path) -> str:
         raise BadInput(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-def load_corpus(paths: Iterable[str | Path]) -> LoadResult:
-    """Load every file; raises BadInput for unreadable files, collects record problems."""
+MAX_ABSTRACT_CHARS = 100_000  # abstracts run to a few thousand characters; a longer record is not one
+
+
+def load_corpus(paths: Iterable[str | Path], max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> LoadResult:
+    """Load every file; raises BadInput for unreadable files, collects record problems (an abstract longer than
+    `max_abstract_chars` is one)."""
     result = LoadResult(files=collect_files(paths))
     texts = {path: read_text(path) for path in result.files}  # validate every file before parsing any
     seen: dict[str, str] = {}
     for path, text in texts.items():
         for item in PARSERS[SUFFIXES[path.suffix.lower()]](path, text):
+            if isinstance(item, Paper) and len(item.abstract) > max_abstract_chars:
+                limit = f"the limit is {max_abstract_chars:,} (RAG_MAX_ABSTRACT_CHARS)"
+                item = Problem(item.source, f"the abstract has {len(item.abstract):,} characters; {limit}")
             if isinstance(item, Problem):
                 result.problems.append(item)
             elif item.doc_id in seen:
@@ -105,13 +112,6 @@ def load_corpus(paths: Iterable[str | Path]) -> LoadResult:
                 seen[item.doc_id] = item.source
                 result.papers.append(item)
     return result
-
-
-MAX_ABSTRACT_CHARS = 100_000  # abstracts run to a few thousand characters; a longer record is not one
-
-
-def too_long(source: str, abstract: str) -> Problem:
-    return Problem(source, f"the abstract has {len(abstract):,} characters; the limit is {MAX_ABSTRACT_CHARS:,}")
 
 
 def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
@@ -125,9 +125,6 @@ def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
         abstract = line.strip()
         if abstract:
             n += 1
-            if len(abstract) > MAX_ABSTRACT_CHARS:
-                yield too_long(f"{path}:{lineno}", abstract)
-                continue
             yield Paper(
                 doc_id=f"{path.stem}#{n}",
                 abstract=abstract,
@@ -199,8 +196,6 @@ def record_to_paper(record: dict[str, Any], source: str) -> Paper | Problem:
     if not isinstance(abstract, str) or not abstract.strip():
         return Problem(source, "record has no abstract or text")
     abstract = abstract.strip()
-    if len(abstract) > MAX_ABSTRACT_CHARS:
-        return too_long(source, abstract)
     try:
         year = parse_year(record.get("year"))
     except ValueError:

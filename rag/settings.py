@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     embedding_precision: PrecisionSetting = Field("auto", validation_alias=_env("RAG_EMBEDDING_PRECISION"))
     model_cache: Path | None = Field(None, validation_alias=_env("RAG_MODEL_CACHE"))
     embed_batch_size: int = Field(32, ge=1, validation_alias=_env("RAG_EMBED_BATCH_SIZE"))
+    max_abstract_chars: int = Field(100_000, ge=100, validation_alias=_env("RAG_MAX_ABSTRACT_CHARS"))
     ingest_batch_size: int = Field(128, ge=1, validation_alias=_env("RAG_INGEST_BATCH_SIZE"))
     chunk_size: int = Field(700, ge=100, validation_alias=_env("RAG_CHUNK_SIZE"))
     chunk_overlap: int = Field(1, ge=0, validation_alias=_env("RAG_CHUNK_OVERLAP"))

@@ -180,9 +180,10 @@ def test_hostile_records_are_skipped_with_their_line(tmp_path: Path) -> None:
     loaded = load_corpus([path])
     assert [p.doc_id for p in loaded.papers] == ["ok"]
     assert [p.short() for p in loaded.problems] == [
-        "h.jsonl:2: the abstract has 100,004 characters; the limit is 100,000",
+        "h.jsonl:2: the abstract has 100,004 characters; the limit is 100,000 (RAG_MAX_ABSTRACT_CHARS)",
         "h.jsonl:3: malformed JSON (nested too deeply)",
     ]
+    assert [p.doc_id for p in load_corpus([path], max_abstract_chars=200_000).papers] == ["ok", "huge"]
     garbage = tmp_path / "g.bib"
     garbage.write_text("this is not bibtex at all\n%%% nothing here\n")
     assert [p.short() for p in load_corpus([garbage]).problems] == ["g.bib:1: no BibTeX entries found"]
