@@ -304,8 +304,7 @@ class Pipeline:
             sources = self.sources_for(results)
             terms = self.library.question_terms(question)
             abstracts = {s.doc_id: s.abstract for s in sources}
-            score = gate_score(question, terms, results, abstracts) if results else 0.0
-            answerable = score >= self.settings.refusal_threshold
+            answerable = gate_score(question, terms, results, abstracts) >= self.settings.refusal_threshold
         if not answerable:
             emit(Event("sentence", REFUSAL))
             return Answer(request.question, REFUSAL, True, [], request.backend, clock.done())
@@ -338,7 +337,7 @@ class Pipeline:
         """How well the indexed abstracts address a question: the refusal gate's score (rag/relevance.py)."""
         results = self.library.search(question, self.settings.top_k)
         abstracts = self.library.abstracts([r.doc_id for r in results])
-        return gate_score(question, self.library.question_terms(question), results, abstracts) if results else 0.0
+        return gate_score(question, self.library.question_terms(question), results, abstracts)
 
     def sources_for(self, results: list[SearchResult]) -> list[Source]:
         abstracts = self.library.abstracts([r.doc_id for r in results])

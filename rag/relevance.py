@@ -124,7 +124,7 @@ def sentence_relevance(terms: QuestionTerms, sentences: list[str], similarities:
 
 def gate_score(question: str, terms: QuestionTerms, results: list[SearchResult], abstracts: dict[str, str]) -> float:
     """How well the best retrieved abstracts address the question: the best dense score, plus the best term
-    coverage and content-word coverage among the first GATE_ABSTRACTS abstracts."""
+    coverage and content-word coverage among the first GATE_ABSTRACTS abstracts (0 when nothing was retrieved)."""
     from rag.text import content_coverage
 
     best = results[:GATE_ABSTRACTS]
