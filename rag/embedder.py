@@ -206,16 +206,17 @@ def quantise(model_dir: Path, fp32: Path) -> Path | None:
     a warning, when its vectors do not agree with fp32's."""
     int8, record = fp32.with_name("model-int8.onnx"), fp32.with_name("model-int8.json")
     if not int8.exists() or not record.exists():
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
         tmp = int8.with_name("model-int8.tmp.onnx")
         root = logging.getLogger()
-        level = root.level
+        level, handlers = root.level, root.handlers[:]
         root.setLevel(logging.ERROR)  # the quantiser logs advice that does not apply
         try:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
             quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
-        finally:
+        finally:  # and configures the root logger on import: undo it, or every library's debug lines would show
             root.setLevel(level)
+            root.handlers[:] = handlers
         sample = list(AGREEMENT_SAMPLE)
         reference = Embedder(model_dir, fp32).embed(sample)
         cosine = float((Embedder(model_dir, tmp).embed(sample) * reference).sum(axis=1).mean())
