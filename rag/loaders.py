@@ -21,6 +21,7 @@ from typing import Any
 
 from rag.errors import BadInput
 from rag.records import Paper
+from rag.text import stored_text
 
 SUFFIXES = {".txt": "seeds", ".jsonl": "jsonl", ".csv": "csv", ".bib": "bibtex"}
 HEADER = re.compile(r"^\s*(?P<venue>[A-Za-z][\w&.\- ]*?)\s+(?P<year>(?:19|20)\d{2})\b")
@@ -122,7 +123,7 @@ def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
     venue, year = header["venue"].strip(), int(header["year"])
     n = 0
     for lineno, line in enumerate(lines[1:], start=2):
-        abstract = line.strip()
+        abstract = stored_text(line).strip()
         if abstract:
             n += 1
             yield Paper(
@@ -193,9 +194,9 @@ def clean_latex(value: str) -> str:
 
 def record_to_paper(record: dict[str, Any], source: str) -> Paper | Problem:
     abstract = record.get("abstract") or record.get("text")
-    if not isinstance(abstract, str) or not abstract.strip():
+    if not isinstance(abstract, str) or not stored_text(abstract).strip():
         return Problem(source, "record has no abstract or text")
-    abstract = abstract.strip()
+    abstract = stored_text(abstract).strip()
     try:
         year = parse_year(record.get("year"))
     except ValueError:
@@ -224,7 +225,7 @@ def parse_year(value: Any) -> int | None:
 
 
 def optional_str(value: Any) -> str | None:
-    text = str(value).strip() if value is not None else ""
+    text = stored_text(str(value)).strip() if value is not None else ""
     return text or None
 
 
@@ -232,7 +233,7 @@ def split_list(value: Any, separators: str) -> tuple[str, ...]:
     if value is None:
         return ()
     items = value if isinstance(value, list) else re.split(separators, str(value))
-    return tuple(s for s in (str(item).strip() for item in items) if s)
+    return tuple(s for s in (stored_text(str(item)).strip() for item in items) if s)
 
 
 PARSERS = {"seeds": parse_seeds, "jsonl": parse_jsonl, "csv": parse_csv, "bibtex": parse_bibtex}

@@ -49,6 +49,18 @@ def check_question(text: str, limit: int, what: str = "question") -> str:
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 and C1 controls but tab and newline
 
 
+# Invisible formatting characters that no abstract needs and that can hide or reorder text (bidirectional overrides
+# as in "Trojan Source", zero-width spaces splitting a word to slip past a filter, soft hyphens, byte-order marks).
+# The zero-width (non-)joiners stay: some scripts need them.
+INVISIBLE = re.compile("[\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def stored_text(text: str) -> str:
+    """Corpus text as it is stored: without control and invisible formatting characters (removed before chunking,
+    so the character offsets of chunks and citations refer to the text as stored and shown)."""
+    return INVISIBLE.sub("", CONTROL.sub("", text))
+
+
 def terminal_safe(text: str) -> str:
     """Text from a corpus or a model without control characters, so that printing it cannot drive the terminal
     (an abstract holding ESC ] 0; ... BEL would retitle it)."""

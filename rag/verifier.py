@@ -30,19 +30,54 @@ if TYPE_CHECKING:
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 NAMED = re.compile(r"\b[\w-]*(?:[A-Z][\w-]*[A-Z0-9]|\d)[\w-]*\b")
 # Text in an abstract that addresses the assistant rather than describing research (prompt injection). Such
-# sentences are withheld from the prompt and can never support or be quoted in an answer.
+# sentences are withheld from the prompt and can never support or be quoted in an answer. Matched after
+# unicode_folded (full-width letters folded, invisible characters removed), sentence by sentence and across each
+# pair of neighbouring sentences (an instruction split in two).
 INSTRUCTION = re.compile(
-    r"\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your)\s+"
+    r"\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your|preceding)\s+"
     r"(\w+\s+)?(instructions?|prompts?|rules)\b"
-    r"|\byou are now\b|\bsystem prompt\b|\b(reply|respond|answer|output) only with\b"
-    # chat-template and role tokens, which no abstract needs
-    r"|<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>|^\s*#{2,}\s*(system|instruction)\b"
-    # "ignore the previous instructions" in Spanish, Portuguese, French, Italian, German, Russian, Chinese, Japanese
-    r"|\b(ignora|ignorez|ignorer|ignorar|ignoriere|игнорируй(те)?)\s+(\w+\s+){0,3}"
-    r"(instrucciones|instruções|instructions|istruzioni|anweisungen|инструкции)\b|\bignore\s+(todas\s+)?as\s+instruções"
-    r"|(忽略|无视|忽视).{0,6}(指令|指示|说明|提示)|(指示|命令).{0,4}無視",
+    r"|\b(ignore|disregard|forget)\s+(everything|anything)\s+(above|before|said|you\b)"
+    r"|\byou are now\b|\bsystem prompt\b|\b(reply|respond|answer|output) only with\b|\bnew instructions?\s*:"
+    r"|\bfrom now on,?\s+(you|respond|reply|answer|say|always)\b"
+    r"|\b(say|print|output|reply with|respond with|write|answer with)\s+(only\s+)?(exactly\s+)?the\s+(word|phrase)\b"
+    r"|\b(note|message|instructions?)\s+(to|for)\s+(the|any|all)\s+(ai|assistants?|language models?|llms?|chatbots?)\b"
+    r"|\b(dear|hey|attention)\s*,?\s+(ai|assistant|chatbot|llm|language model)\b"
+    # chat-template and role tokens, role prefixes and comments, which no abstract needs
+    r"|<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>|^\s*#{2,}\s*(system|instruction)\b|<!--|^\s*\[//\]:\s*#"
+    r"|^\W{0,3}(system|assistant|user|human)\s*:"
+    # "ignore the previous instructions" in Spanish, Portuguese, French, Italian, German, Dutch, Polish, Russian,
+    # Chinese, Japanese, Korean and Arabic
+    r"|\b(ignora|ignorez|ignorer|ignorar|ignoriere|negeer|zignoruj|игнорируй(те)?)\s+(\w+\s+){0,3}"
+    r"(instrucciones|instruções|instructions|istruzioni|anweisungen|instructies|instrukcje|инструкции)\b"
+    r"|\bignore\s+(todas\s+)?as\s+instruções"
+    r"|(忽略|无视|忽视).{0,6}(指令|指示|说明|提示)|(指示|命令).{0,4}無視|(지시|명령|지침).{0,8}무시|تجاهل.{0,20}(التعليمات|الأوامر)",
     re.IGNORECASE | re.MULTILINE,
 )
+HIDDEN = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def unicode_folded(text: str) -> str:
+    """Text as the instruction patterns read it: compatibility forms folded (full-width letters), invisible
+    characters that could split a word removed."""
+    import unicodedata
+
+    return HIDDEN.sub("", unicodedata.normalize("NFKC", text))
+
+
+def instruction_like(text: str) -> bool:
+    return INSTRUCTION.search(unicode_folded(text)) is not None
+
+
+def withheld_sentences(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    """Indices of the sentences that address the assistant, alone or together with a neighbour."""
+    found = {i for i, (a, b) in enumerate(spans) if instruction_like(text[a:b])}
+    for i in range(len(spans) - 1):
+        pair = re.sub(r"[.!?]+\s+", " ", text[spans[i][0] : spans[i + 1][1]])  # read on across the full stop
+        if i not in found and i + 1 not in found and instruction_like(pair):
+            found |= {i, i + 1}
+    return found
+
+
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
 PREAMBLE = re.compile(r"^(the answer( to (the|your) question)? is|in summary|in conclusion|to answer)\s*[:,]\s*", re.I)
 # The prompt shows each source as "[n] (VENUE YEAR) ..."; small models copy that label into their sentences.
@@ -68,8 +103,9 @@ class Source:
     passage: str = ""  # the best-matching chunk, as retrieved
     key_passage: str = ""  # what the prompt shows of it: its key sentences for the question (see focus)
     spans: list[tuple[int, int]] = field(default_factory=list)  # its sentences' character spans
-    sentences: list[str] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)  # withheld ones (instructions) are empty
     vectors: np.ndarray | None = None
+    checkable: str = ""  # the abstract with withheld sentences blanked out (same length, same offsets)
 
 
 @dataclass
@@ -161,9 +197,9 @@ class ModelJudge:
     def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
         assert source.vectors is not None
         similarities = source.vectors @ claim_vector
-        evidence = read_evidence(self.model, claim, source.abstract, source.spans, similarities, self.support)
+        evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities, self.support)
         verdict = decide(evidence, self.support, self.contradict)
-        if verdict.label == "supported" and lexical_gaps(claim, source.abstract):
+        if verdict.label == "supported" and lexical_gaps(claim, source.checkable):
             return Judgement("not_enough_info", 1 - verdict.score, verdict.quote, verdict.sentences)
         return verdict
 
@@ -223,12 +259,23 @@ class Verifier:
         self.judge = judge
 
     def prepare(self, sources: list[Source]) -> None:
-        """Split each source into sentences and embed them (once per source)."""
+        """Split each source into sentences and embed them (once per source). Sentences that address the assistant
+        are blanked out: they can never be quoted or support a claim."""
         for source in sources:
             if source.vectors is None:
-                source.spans = sentence_spans(source.abstract) or [(0, len(source.abstract))]
-                source.sentences = [source.abstract[a:b] for a, b in source.spans]
-                source.vectors = self.embedder.embed(source.sentences)
+                text = source.abstract
+                source.spans = sentence_spans(text) or [(0, len(text))]
+                withheld = withheld_sentences(text, source.spans)
+                for i in withheld:
+                    a, b = source.spans[i]
+                    text = text[:a] + " " * (b - a) + text[b:]
+                source.checkable = text
+                source.sentences = [text[a:b] for a, b in source.spans]
+                vectors = self.embedder.embed(source.sentences)
+                if withheld:
+                    vectors = vectors.copy()
+                    vectors[sorted(withheld)] = 0.0  # never the closest sentence to anything
+                source.vectors = vectors
 
     def check(self, sentence: str, sources: list[Source]) -> Verdict:
         """Keep the sentence when a source it cites supports it; re-attribute it to the closest other source that
@@ -289,8 +336,8 @@ class Verifier:
             claim, cited, _ = claims[i]
             source = by_n.get(n) if n is not None else None
             if source is not None:
-                quote = quote if quote and quote in source.abstract else self.closest_sentence(claim, source)
-            if label == "supported" and source is not None and not lexical_gaps(claim, source.abstract):
+                quote = quote if quote and quote in source.checkable else self.closest_sentence(claim, source)
+            if label == "supported" and source is not None and not lexical_gaps(claim, source.checkable):
                 status: Status = "kept" if n in cited else "reattributed"
                 reason = "" if status == "kept" else f"cited {cited or 'nothing'}"
                 verdicts[i] = Verdict(claim, [source.n], {source.n: quote}, status, reason)
@@ -307,7 +354,7 @@ class Verifier:
         claim = claim[:1].upper() + claim[1:]
         if len(claim.split()) < MIN_CLAIM_WORDS:
             return claim, cited, Verdict(claim, [], {}, "dropped", "too short to be a claim")
-        if INSTRUCTION.search(claim):
+        if instruction_like(claim):
             return claim, cited, Verdict(claim, [], {}, "dropped", "an instruction, not a claim")
         return claim, cited, None
 
@@ -331,6 +378,7 @@ class Verifier:
 def without_instructions(text: str) -> str:
     """The text with any sentence addressed to the assistant replaced by a marker (for prompts)."""
     spans = sentence_spans(text)
-    if not any(INSTRUCTION.search(text[a:b]) for a, b in spans):
+    withheld = withheld_sentences(text, spans)
+    if not withheld:
         return text
-    return " ".join("[text withheld]" if INSTRUCTION.search(text[a:b]) else text[a:b] for a, b in spans)
+    return " ".join("[text withheld]" if i in withheld else text[a:b] for i, (a, b) in enumerate(spans))

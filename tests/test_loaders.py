@@ -187,3 +187,15 @@ def test_hostile_records_are_skipped_with_their_line(tmp_path: Path) -> None:
     garbage = tmp_path / "g.bib"
     garbage.write_text("this is not bibtex at all\n%%% nothing here\n")
     assert [p.short() for p in load_corpus([garbage]).problems] == ["g.bib:1: no BibTeX entries found"]
+
+
+def test_control_and_invisible_characters_are_not_stored(tmp_path: Path) -> None:
+    """Escape sequences, bidirectional overrides and zero-width spaces are removed before chunking, so the stored
+    text (and every citation offset into it) is what is shown."""
+    hostile = "Evil\x1b]0;retitled\x07Net hides \u202ereversed\u202c text in zero\u200bwidth gaps\u00ad."
+    path = write_jsonl(
+        tmp_path / "c.jsonl", [{"doc_id": "a", "abstract": hostile, "title": "T\x1b[31m", "venue": "V\u200b"}]
+    )
+    paper = load_corpus([path]).papers[0]
+    assert paper.abstract == "Evil]0;retitledNet hides reversed text in zerowidth gaps."
+    assert paper.title == "T[31m" and paper.venue == "V"
