@@ -101,6 +101,8 @@ class Settings(BaseSettings):
     ui_password: str | None = Field(None, validation_alias=_env("RAG_UI_PASSWORD"))
     ui_max_upload_mb: int = Field(20, ge=1, validation_alias=_env("RAG_UI_MAX_UPLOAD_MB"))
     ui_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_UI_CONCURRENCY"))
+    ui_queue: int = Field(512, ge=1, validation_alias=_env("RAG_UI_QUEUE"))
+    ui_allowed_hosts: str = Field("", validation_alias=_env("RAG_UI_ALLOWED_HOSTS"))
 
     @property
     def api_key_list(self) -> list[str]:

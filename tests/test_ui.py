@@ -25,6 +25,10 @@ PAYLOAD = (
     "Its test pages contain <script>alert('xss')</script> and <img src=x onerror=alert(1)> payloads. "
     "XSSGuard blocks every payload in our benchmark of browser exploits."
 )
+LONG = (
+    "SpanNet encodes genomes as one unbroken token: " + "ACGT" * 2500 + ". "
+    "SpanNet reads the unbroken genome token without splitting it."
+)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 pytestmark = pytest.mark.slow
 
@@ -36,7 +40,8 @@ def ui_url(tmp_path_factory, model_cache):
     payload = write_jsonl(
         data / "payload.jsonl",
         [{"doc_id": "xss1", "venue": "SEC", "year": 2023, "abstract": PAYLOAD},
-         {"doc_id": "leak1", "venue": "![v](http://leak.invalid/venue.png)", "year": 2023, "abstract": LEAK}],
+         {"doc_id": "leak1", "venue": "![v](http://leak.invalid/venue.png)", "year": 2023, "abstract": LEAK},
+         {"doc_id": "long1", "venue": "BIO", "year": 2024, "abstract": LONG}],
     )  # fmt: skip
     ingest([SEEDS, payload], settings)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
@@ -97,7 +102,7 @@ def ask(page, question: str, turn: int) -> str:
 
 
 def test_ask_open_citation_and_follow_up(page) -> None:
-    assert "97 abstracts" in page.inner_text("#corpus-line") and "ICML" in page.inner_text("#corpus-line")
+    assert "98 abstracts" in page.inner_text("#corpus-line") and "ICML" in page.inner_text("#corpus-line")
     answer = ask(page, "Which approach lets a protein language model work at both the residue and the atom scale?", 1)
     assert "[1]" in answer
     page.locator("#chat a.cite").first.click()  # a citation marker opens its abstract in the sources panel
@@ -245,3 +250,76 @@ def test_only_web_urls_become_links() -> None:
     for url, linked in (("javascript:alert(1)", False), ("data:text/html,hi", False), ("https://ex.org/p", True)):
         shown = sources_html({**record, "citations": [{**citation, "url": url}]})
         assert ("href=" in shown and 'rel="noopener noreferrer"' in shown) == linked and "javascript:" not in shown
+
+
+def test_a_long_unbroken_string_wraps_in_the_sources_panel(page) -> None:
+    ask(page, "How does SpanNet encode genomes?", 1)
+    page.locator("#sources details").first.evaluate("d => d.open = true")
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.querySelector('#sources').scrollWidth]"
+    )
+    assert "ACGTACGT" in page.inner_text("#sources")
+    assert max(widths) <= 1400, widths  # the viewport's width: nothing stretches the page sideways
+
+
+def test_foreign_hosts_and_cross_origin_requests_are_refused(ui_url) -> None:
+    """DNS rebinding (a foreign Host) and a page on another site calling the app's API (a foreign Origin)."""
+    call = f"{ui_url}gradio_api/call/ask"
+    body = {"data": ["What does SAM do?", "extractive"]}
+    assert httpx.get(ui_url, headers={"Host": "evil.example.com"}).status_code == 403
+    refused = httpx.post(call, json=body, headers={"Origin": "http://evil.example.com"})
+    assert refused.status_code == 403 and "cross-origin" in refused.json()["detail"]
+    assert "access-control-allow-origin" not in refused.headers
+    assert httpx.post(call, json=body, headers={"Origin": "null"}).status_code == 403
+    same_origin = ui_url.rstrip("/")
+    assert httpx.post(call, json=body, headers={"Origin": same_origin}).status_code == 200
+    assert httpx.post(call, json=body).status_code == 200  # no Origin: not a browser's cross-site request
+    assert httpx.get(ui_url, headers={"Host": "localhost"}).status_code == 200
+
+
+def test_repeated_wrong_logins_lock_the_client_out(seeds_settings, engine) -> None:
+    """A real app with a login, served in this process: the sixth try is refused even with the right password."""
+    from ui.app import build_app, start
+    from ui.guard import LOGIN_FAILURES
+
+    settings = seeds_settings.model_copy(update={"ui_user": "ada", "ui_password": "right"})
+    app = build_app(engine)
+    port = free_port()
+    start(app, settings, "127.0.0.1", port, block=False)
+    login = f"http://127.0.0.1:{port}/login"
+    try:
+        assert httpx.post(login, data={"username": "ada", "password": "right"}).status_code == 200
+        for _ in range(LOGIN_FAILURES):
+            assert httpx.post(login, data={"username": "ada", "password": "wrong"}).status_code == 400
+        locked = httpx.post(login, data={"username": "ada", "password": "right"})
+        assert locked.status_code == 429 and int(locked.headers["retry-after"]) > 0
+    finally:
+        app.close()
+
+
+def test_the_login_lockout_grows_and_ends() -> None:
+    from ui.guard import LOGIN_FAILURES, LOGIN_LOCKOUT, LoginThrottle
+
+    throttle = LoginThrottle()
+    for second in range(LOGIN_FAILURES - 1):
+        throttle.failed("10.0.0.1", float(second))
+    assert throttle.wait("10.0.0.1", 5.0) == 0
+    throttle.failed("10.0.0.1", 5.0)
+    assert throttle.wait("10.0.0.1", 5.0) == LOGIN_LOCKOUT and throttle.wait("10.0.0.2", 5.0) == 0
+    throttle.failed("10.0.0.1", 40.0)  # a failure after the lockout doubles the next one
+    assert throttle.wait("10.0.0.1", 40.0) == 2 * LOGIN_LOCKOUT
+    assert throttle.wait("10.0.0.1", 40.0 + 2 * LOGIN_LOCKOUT) == 0
+    throttle.succeeded("10.0.0.1")
+    throttle.failed("10.0.0.1", 200.0)
+    assert throttle.wait("10.0.0.1", 200.0) == 0
+
+
+def test_allowed_hosts() -> None:
+    from ui.guard import Allowed
+
+    loopback = Allowed.of("127.0.0.1", "")
+    assert loopback.host("localhost") and loopback.host("127.0.0.1") and not loopback.host("evil.example.com")
+    assert Allowed.of("127.0.0.1", "papers.lab.org").host("papers.lab.org")
+    assert Allowed.of("0.0.0.0", "").host("my-workstation")
+    assert not Allowed.of("0.0.0.0", "papers.lab.org").host("evil.example.com")
+    assert Allowed.of("127.0.0.1", "*").host("anything")

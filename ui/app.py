@@ -43,6 +43,7 @@ CSS = """
 .source summary { cursor: pointer; }
 .note { color: #b45309; }
 mark { background: #fde68a; }
+#chat, #sources, #summary, #summary-sources, #verifier-note, #corpus-line, #library { overflow-wrap: anywhere; }
 """
 
 
@@ -290,9 +291,18 @@ def build_app(engine: Engine) -> gr.Blocks:
 def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share: bool = False) -> None:
     engine = Engine(settings)
     engine.warm_up()
-    app = build_app(engine)
-    app.queue(default_concurrency_limit=settings.ui_concurrency, max_size=64)
+    start(build_app(engine), settings, host, port, share=share)
+
+
+def start(app: gr.Blocks, settings: Settings, host: str, port: int, share: bool = False, block: bool = True) -> None:
+    """Serve the app behind the request guards (ui/guard.py); with block=False, return once it listens."""
+    from starlette.middleware import Middleware
+
+    from ui.guard import Allowed, Guard
+
+    app.queue(default_concurrency_limit=settings.ui_concurrency, max_size=settings.ui_queue)
     auth = (settings.ui_user, settings.ui_password) if settings.ui_user and settings.ui_password else None
+    guard = Middleware(Guard, allowed=Allowed.of(host, settings.ui_allowed_hosts))
     app.launch(
         server_name=host,
         server_port=port,
@@ -304,4 +314,6 @@ def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share:
         css=CSS,
         footer_links=["api"],
         quiet=True,
+        app_kwargs={"middleware": [guard]},
+        prevent_thread_lock=not block,
     )
