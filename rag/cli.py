@@ -47,6 +47,13 @@ def err(message: str) -> None:
     print(f"rag: {terminal_safe(message)}", file=sys.stderr)
 
 
+REBUILD_HELP = (
+    "Drop the whole index first and build it anew from these files (after a change of embedding model or precision, "
+    "or damage `rag doctor` cannot repair)."
+)
+REPAIR_HELP = "Mend what can be mended: embed chunks without vectors again, rebuild the keyword index."
+
+
 @app.command()
 def ingest(
     paths: Annotated[
@@ -57,6 +64,7 @@ def ingest(
     sync: Annotated[
         bool, typer.Option("--sync", help="Also remove indexed papers that none of the files holds.")
     ] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help=REBUILD_HELP)] = False,
 ) -> None:
     """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -75,7 +83,7 @@ def ingest(
             if verbose:
                 bar.console.print(f"stored {done}/{total} abstracts")
 
-        report = run_ingest(paths, settings, progress, sync)
+        report = run_ingest(paths, settings, progress, sync, rebuild)
     for problem in report.problems:
         err(f"skipped {problem}")
     removed = f", removed {report.removed}" if sync else ""
@@ -381,6 +389,37 @@ def eval_command(
     write_reports(out, summaries)
     print(markdown(summaries).split("\n## ")[0])
     print(f"Reports in {out}/ (report.json, report.md, metrics_by_run.png, latency.png)")
+
+
+@app.command()
+def doctor(
+    repair: Annotated[bool, typer.Option("--repair", help=REPAIR_HELP)] = False,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Check the index: every chunk has its vector, every paper all its chunks, the keyword index agrees with the
+    collection, the embedding precision is the configured one. Exit code 1 while a problem remains."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress
+
+    from rag.doctor import examine
+
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), console=_stderr_console(),
+        transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("Reading vectors", total=None)
+        checkup = examine(
+            load_settings(data_dir), repair, lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    if as_json:
+        print(json.dumps(checkup.contract(), ensure_ascii=False))
+    else:
+        for f in checkup.findings:
+            print(f"{'ok     ' if f.ok else 'PROBLEM'}  {f.check:<14} {f.detail}" + (f" -> {f.fix}" if f.fix else ""))
+        for done in checkup.repaired:
+            print(f"repaired: {done}")
+    if not checkup.healthy:
+        raise typer.Exit(1)
 
 
 @app.command()

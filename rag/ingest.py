@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -71,19 +72,28 @@ def one_writer(settings: Settings) -> Iterator[None]:
 
 
 def ingest(
-    paths: Iterable[str | Path], settings: Settings, progress: Progress | None = None, sync: bool = False
+    paths: Iterable[str | Path],
+    settings: Settings,
+    progress: Progress | None = None,
+    sync: bool = False,
+    rebuild: bool = False,
 ) -> IngestReport:
-    """Add or update the papers of the files; with `sync`, also remove the indexed papers none of them holds
-    (refused when a record could not be read, since its paper would be removed). One writer at a time."""
+    """Add or update the papers of the files; with `sync`, also remove the indexed papers none of them holds; with
+    `rebuild`, first drop the whole index (vectors, keyword index, recorded precision) and build it anew from the
+    files. Both are refused when a record could not be read, since its paper would be lost. One writer at a time."""
     loaded = load_corpus(paths, settings.max_abstract_chars)  # raises BadInput before anything is written
+    for flag, wanted in (("--sync", sync), ("--rebuild", rebuild)):
+        if wanted and (loaded.problems or not loaded.papers):
+            raise BadInput(f"{flag} needs files that read without errors and hold at least one paper (nothing "
+                           f"changed): {loaded.problems[0] if loaded.problems else 'no papers found'}")  # fmt: skip
     with one_writer(settings):
+        if rebuild:
+            store.drop_collection(settings)
+            shutil.rmtree(settings.keyword_dir, ignore_errors=True)
         return _ingest(loaded, settings, progress, sync)
 
 
 def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool) -> IngestReport:
-    if sync and (loaded.problems or not loaded.papers):
-        raise BadInput("--sync needs files that read without errors and hold at least one paper (nothing changed): "
-                       + (str(loaded.problems[0]) if loaded.problems else "no papers found"))  # fmt: skip
     report = IngestReport(problems=loaded.problems)
     collection = store.open_collection(settings)
     stored = store.stored_docs(collection, [p.doc_id for p in loaded.papers])

@@ -100,13 +100,8 @@ class Library:
         if collection is not None and chunks and (manifest is None or manifest["chunks"] != chunks):
             manifest = paper_counts(store.list_papers(collection))  # the manifest is stale or damaged: count afresh
         manifest = manifest or {"docs": 0, "venues": {}, "years": {}}
-        location = (
-            f"chroma server {settings.chroma_host}:{settings.chroma_port}"
-            if settings.chroma_host
-            else f"embedded chroma in {settings.chroma_path}"
-        )
         return {
-            "store": location,
+            "store": store.location(settings),
             "collection": settings.collection,
             "abstracts": manifest["docs"] if chunks else 0,
             "chunks": chunks,

@@ -69,6 +69,19 @@ def open_collection(settings: Settings, create: bool = True) -> Collection | Non
     )
 
 
+def drop_collection(settings: Settings) -> None:
+    """Delete the chunk collection (for a rebuild from the corpus files); nothing happens when there is none."""
+    collection = open_collection(settings, create=False)
+    if collection is not None:
+        collection._client.delete_collection(settings.collection)  # the client that opened it (embedded or server)
+
+
+def location(settings: Settings) -> str:
+    if settings.chroma_host:
+        return f"chroma server {settings.chroma_host}:{settings.chroma_port}"
+    return f"embedded chroma in {settings.chroma_path}"
+
+
 DAMAGED = ("malformed", "not a database")  # SQLite's words for a damaged file, as Chroma passes them on
 
 

@@ -278,3 +278,63 @@ def test_two_ingests_into_one_embedded_index_take_turns_and_lose_nothing(cli_env
     assert len(firsts) == 300
     for text, doc_id in firsts:  # every chunk has its vector: a first chunk's own text finds it
         assert retriever.search(text, k=1, mode="dense")[0].doc_id == doc_id
+
+
+def lose_vector_log_entries(settings, count: int) -> None:
+    """The fault two unlocked writers caused: chunks whose metadata is stored but whose vectors never reached the
+    vector index (here: the last entries of Chroma's write-ahead log are deleted before the index replays it)."""
+    import sqlite3
+
+    with sqlite3.connect(settings.chroma_path / "chroma.sqlite3") as db:
+        db.execute(
+            "DELETE FROM embeddings_queue WHERE seq_id IN "
+            "(SELECT seq_id FROM embeddings_queue WHERE operation = 0 ORDER BY seq_id DESC LIMIT ?)",
+            (count,),
+        )
+
+
+def test_doctor_finds_and_repairs_what_went_wrong(cli_env, make_settings, tmp_path: Path) -> None:
+    from rag.library import Library
+
+    settings = make_settings(data_dir=Path(cli_env["RAG_DATA_DIR"]))
+    long_paper = {
+        "doc_id": "long",
+        "abstract": " ".join(f"Finding {i} about kinase inhibitors in mice." for i in range(60)),
+    }
+    path = write_jsonl(tmp_path / "p.jsonl", [*PAPERS, long_paper])
+    ingest([path], settings)
+    assert run_rag("doctor", env=cli_env).returncode == 0
+    store.open_collection(settings, create=False).delete(ids=["long::0"])  # a paper missing a chunk
+    lose_vector_log_entries(settings, 1)  # the last chunk written: the long paper's last one
+    (settings.keyword_dir / "manifest.json").write_text("garbled")
+    found = run_rag("doctor", "--json", env=cli_env)
+    assert found.returncode == 1
+    failing = {f["check"]: f for f in json.loads(found.stdout)["findings"] if not f["ok"]}
+    assert set(failing) == {"vectors", "papers", "keyword index"}
+    assert failing["vectors"]["detail"].startswith("1 chunk") and "long" in failing["papers"]["detail"]
+    repaired = run_rag("doctor", "--repair", env=cli_env)
+    assert "repaired: embedded 1 chunk(s) again" in repaired.stdout and "PROBLEM  papers" in repaired.stdout
+    assert repaired.returncode == 1  # the partly stored paper needs its file
+    assert ingest([path], settings).updated == 1
+    assert run_rag("doctor", env=cli_env).returncode == 0
+    last = sorted(stored_ids(settings), key=lambda cid: int(cid.split("::")[1]))[-1]
+    text = store.get_chunks(store.open_collection(settings, create=False), [last])[last][0]
+    assert Library(settings).search(text, 1, mode="dense")[0].doc_id == "long"
+
+
+def test_rebuild_starts_the_index_afresh_from_the_files(cli_env, make_settings, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "p.jsonl", PAPERS)
+    env = {**cli_env, "RAG_EMBEDDING_PRECISION": "fp32"}
+    run_rag("ingest", str(path), env=env)
+    int8 = {**cli_env, "RAG_EMBEDDING_PRECISION": "int8"}
+    doctor = run_rag("doctor", env=int8)
+    assert doctor.returncode == 1 and "RAG_EMBEDDING_PRECISION asks for int8" in doctor.stdout
+    broken = write_jsonl(tmp_path / "broken.jsonl", [*PAPERS[:2], {"doc_id": "x"}])
+    refused = run_rag("ingest", "--rebuild", str(broken), env=int8)
+    assert refused.returncode == 2 and "nothing changed" in refused.stderr
+    rebuilt = run_rag("ingest", "--rebuild", str(write_jsonl(tmp_path / "two.jsonl", PAPERS[:2])), env=int8)
+    assert rebuilt.returncode == 0 and rebuilt.stdout.startswith("added 2, updated 0")
+    assert run_rag("doctor", env=int8).returncode == 0
+    settings = make_settings(data_dir=Path(cli_env["RAG_DATA_DIR"]))
+    assert store.index_precision(store.open_collection(settings, create=False)) == "int8"
+    assert sorted(stored_ids(settings)) == ["gnn::0", "sam::0"]
