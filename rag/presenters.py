@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
@@ -85,3 +86,8 @@ def chat_loop(engine: Engine, backend: str | None) -> None:
             answer_to_terminal(lambda on_event, q=line: session.ask(q, on_event=on_event))
         except BadInput as exc:
             print(f"rag: {exc}", file=sys.stderr)
+        except Exception as exc:  # the store or a server went away: this question fails, the conversation goes on
+            if os.environ.get("RAG_DEBUG"):
+                raise
+            reason = terminal_safe(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            print(f"rag: not answered ({reason}); ask again once it is back", file=sys.stderr)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -87,31 +88,35 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory):
-    """A real `chroma run` server on a free loopback port, stopped after the session."""
+def start_chroma(path: Path, port: int, log: TextIO) -> subprocess.Popen:
+    """A real `chroma run` server over path, once it answers its heartbeat."""
+    import chromadb
+
     chroma = shutil.which("chroma", path=str(Path(sys.executable).parent)) or shutil.which("chroma")
     assert chroma, "the chroma command comes with the chromadb package"
-    port = free_port()
-    log = (tmp_path_factory.mktemp("chroma-server") / "server.log").open("w")
-    path = tmp_path_factory.mktemp("chroma-server-data")
     proc = subprocess.Popen(
         [chroma, "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    import chromadb
-
     deadline = time.monotonic() + 60
     while True:
         try:
             chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat()
-            break
+            return proc
         except Exception:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
                 raise RuntimeError(f"chroma run did not start; see {log.name}") from None
             time.sleep(0.3)
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory):
+    """A real `chroma run` server on a free loopback port, stopped after the session."""
+    port = free_port()
+    log = (tmp_path_factory.mktemp("chroma-server") / "server.log").open("w")
+    proc = start_chroma(tmp_path_factory.mktemp("chroma-server-data"), port, log)
     yield ("127.0.0.1", port)
     proc.terminate()
     proc.wait(timeout=30)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SEEDS, run_rag, write_jsonl
+from conftest import ROOT, SEEDS, free_port, run_rag, start_chroma, write_jsonl
 
 
 @pytest.fixture
@@ -150,3 +150,64 @@ def test_a_question_that_is_not_valid_utf8_is_a_one_line_error(cli_env, tmp_path
     chat = subprocess.run([sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], env=cli_env, cwd=ROOT,
                           input=b"caf\xe9?\n", capture_output=True, timeout=120)  # fmt: skip
     assert chat.returncode == 0 and b"not valid text" in chat.stderr  # the loop goes on, then ends at EOF
+
+
+class Lines:
+    """A subprocess's output lines, read in the background, waited for by content."""
+
+    def __init__(self, stream) -> None:  # type: ignore[no-untyped-def]
+        import queue
+        import threading
+
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in stream], daemon=True).start()
+
+    def wait_for(self, text: str, timeout: float = 120) -> str:
+        import queue
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=1)
+            except queue.Empty:
+                continue
+            if text in line:
+                return line
+        raise AssertionError(f"no line with {text!r} within {timeout} s")
+
+
+@pytest.mark.slow
+def test_chat_survives_a_chroma_server_restart(cli_env, tmp_path: Path) -> None:
+    port, path = free_port(), tmp_path / "chroma-data"
+    log = (tmp_path / "chroma.log").open("w")
+    server = start_chroma(path, port, log)
+    env = {**cli_env, "CHROMA_HOST": "127.0.0.1", "CHROMA_PORT": str(port)}
+    papers = [{"doc_id": "sam", "abstract": "Sharpness-aware minimization finds flat minima and generalizes better."}]
+    assert run_rag("ingest", str(write_jsonl(tmp_path / "p.jsonl", papers)), env=env).returncode == 0
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], env=env, cwd=ROOT, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    out, errors = Lines(chat.stdout), Lines(chat.stderr)
+
+    def ask(question: str) -> None:
+        chat.stdin.write(question + "\n")
+        chat.stdin.flush()
+
+    try:
+        ask("What does sharpness-aware minimization find?")
+        out.wait_for("flat minima")
+        server.terminate()
+        server.wait(timeout=30)
+        ask("Does sharpness-aware minimization generalize better?")
+        assert "ask again once it is back" in errors.wait_for("not answered")
+        server = start_chroma(path, port, log)
+        ask("Does sharpness-aware minimization generalize better?")
+        out.wait_for("generalizes better")
+        ask("/quit")
+        assert chat.wait(timeout=60) == 0
+    finally:
+        chat.kill()
+        server.terminate()
+        server.wait(timeout=30)
