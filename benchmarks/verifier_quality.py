@@ -25,8 +25,10 @@ SCIFACT = ROOT / "eval" / "datasets" / "scifact"
 LABELS = {"SUPPORT": "supported", "CONTRADICT": "contradicted", "NEI": "not_enough_info"}
 
 
-def engine_for(data_dir: Path | None, verifier: str = "model"):  # type: ignore[no-untyped-def]
+def engine_for(data_dir: Path | None, verifier: str = "model", model: Path | None = None):  # type: ignore[no-untyped-def]
+    """An engine over the claims' abstracts; `model`: judge with that ONNX file instead of the shipped one."""
     from rag.engine import Engine
+    from rag.entailment import EntailmentModel
     from rag.ingest import ingest
     from rag.settings import Settings
 
@@ -34,7 +36,10 @@ def engine_for(data_dir: Path | None, verifier: str = "model"):  # type: ignore[
     settings = Settings(data_dir=folder, verifier=verifier)
     if data_dir is None:
         ingest([SCIFACT / "corpus.jsonl"], settings)
-    return Engine(settings)
+    engine = Engine(settings)
+    if model is not None and verifier == "model":
+        engine.pipeline.verifier.judge.model = EntailmentModel(model)
+    return engine
 
 
 def rates(results: list[tuple[str, str]]) -> dict[str, float]:
@@ -75,11 +80,11 @@ def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
                   f"{r['kept_nei']:.3f} | {r['balanced_accuracy']:.3f} |")  # fmt: skip
 
 
-def score(data_dir: Path | None, claims: list[dict]) -> None:
+def score(data_dir: Path | None, claims: list[dict], model: Path | None = None) -> None:
     print("| verifier | kept SUPPORT | kept CONTRADICT | kept NEI | balanced accuracy | p50 ms per claim |")
     print("|---|---|---|---|---|---|")
     for kind in ("lexical", "model"):
-        engine = engine_for(data_dir, kind)
+        engine = engine_for(data_dir, kind, model)
         results, times = [], []
         for claim in claims:
             start = time.perf_counter()
@@ -92,10 +97,10 @@ def score(data_dir: Path | None, claims: list[dict]) -> None:
         data_dir = engine.settings.data_dir  # the second engine reuses the index
 
 
-def latency(data_dir: Path | None) -> None:
+def latency(data_dir: Path | None, model: Path | None = None) -> None:
     from rag.verifier import Source
 
-    engine = engine_for(data_dir)
+    engine = engine_for(data_dir, model=model)
     verifier = engine.pipeline.verifier
     claims = [json.loads(line) for line in (SCIFACT / "claims_dev.jsonl").read_text().splitlines()]
     claims = [c for c in claims if c["gold"]]
@@ -122,18 +127,19 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="thresholds grid (dev split only)")
     parser.add_argument("--latency", action="store_true", help="verification time of 5-sentence answers")
     parser.add_argument("--data-dir", type=Path, help="an index holding the claims' abstracts (or the seeds)")
+    parser.add_argument("--model", type=Path, help="an ONNX verifier model to judge with instead of the shipped one")
     args = parser.parse_args()
     if args.latency:
-        latency(args.data_dir)
+        latency(args.data_dir, args.model)
         return
     claims = [json.loads(line) for line in (SCIFACT / f"claims_{args.split}.jsonl").read_text().splitlines()]
     print(f"\n## {args.split}: {len(claims)} SciFact claims\n")
     if args.sweep:
         if args.split != "dev":
             sys.exit("thresholds are chosen on the dev split only")
-        sweep(engine_for(args.data_dir), claims)
+        sweep(engine_for(args.data_dir, model=args.model), claims)
     else:
-        score(args.data_dir, claims)
+        score(args.data_dir, claims, args.model)
 
 
 if __name__ == "__main__":
