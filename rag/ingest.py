@@ -6,9 +6,10 @@ Changed or partly written documents lose their old chunks right before the new o
 (a batch never splits a document), so a run killed at any point is completed by the next one without duplicates.
 
 Papers leave the index with `remove` (`rag remove`) or by a sync (`rag ingest --sync`: afterwards the index holds
-exactly the papers of the files given). Deleting is one Chroma call per page of ids; the keyword index, derived
-from the collection, is rebuilt afterwards and also whenever its chunk count disagrees with the collection's, so a
-run killed between the two is healed by the next search or ingest.
+exactly the papers of the files given). Deleting is one Chroma call per page of ids. The keyword index, derived
+from the collection, takes new papers' chunks as a delta; after changes or removals it is rebuilt, and also
+whenever its chunk count disagrees with the collection's, so a run killed between the two is healed by the next
+search or ingest.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from rag import store
 from rag.chunker import chunk_paper
 from rag.errors import BadInput
-from rag.keyword_index import KeywordIndex, read_manifest
+from rag.keyword_index import DELTA_MIN, DELTA_SHARE, KeywordIndex, Row, read_manifest
 from rag.loaders import LoadResult, Problem, load_corpus
 from rag.records import Chunk, Paper
 from rag.settings import Settings
@@ -96,6 +97,8 @@ def ingest(
 def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool) -> IngestReport:
     report = IngestReport(problems=loaded.problems)
     collection = store.open_collection(settings)
+    before = read_manifest(settings.keyword_dir)
+    keyword_in_step = before is not None and before["chunks"] == collection.count()
     stored = store.stored_docs(collection, [p.doc_id for p in loaded.papers])
     pending: list[tuple[Paper, str, bool]] = []  # (paper, content hash, has old chunks)
     for paper in loaded.papers:
@@ -107,8 +110,10 @@ def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, s
             pending.append((paper, digest, old is not None))
     report.added = sum(1 for *_, had_old in pending if not had_old)
     report.updated = len(pending) - report.added
+    appendable = keyword_in_step and not report.updated and before is not None
+    new_rows: list[Row] | None = [] if appendable else None  # the new chunks, for the keyword index's delta
     if pending:
-        _write(pending, collection, settings, report, progress)
+        new_rows = _write(pending, collection, settings, report, progress, new_rows, delta_limit(before))
     if sync:
         keep = {p.doc_id for p in loaded.papers}
         leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
@@ -116,8 +121,15 @@ def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, s
         report.removed = len(leaving)
     manifest = read_manifest(settings.keyword_dir)
     if pending or report.removed or manifest is None or manifest["chunks"] != collection.count():
-        rebuild_keyword_index(collection, settings)
+        appended = new_rows and not report.removed and KeywordIndex.append(new_rows, settings.keyword_dir)
+        if not appended:
+            rebuild_keyword_index(collection, settings)
     return report
+
+
+def delta_limit(manifest: dict | None) -> int:
+    """How many new chunks the keyword index may take as a delta (more: a full rebuild)."""
+    return int(max(DELTA_MIN, DELTA_SHARE * (manifest or {}).get("chunks", 0)))
 
 
 @dataclass
@@ -157,7 +169,12 @@ def content_hash(paper: Paper, settings: Settings) -> str:
     return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:24]
 
 
-def _write(pending, collection, settings: Settings, report: IngestReport, progress: Progress | None) -> None:
+def _write(
+    pending, collection, settings: Settings, report: IngestReport, progress: Progress | None,
+    rows: list[Row] | None, limit: int,
+) -> list[Row] | None:  # fmt: skip
+    """Embed and store the pending papers batch by batch; returns the new chunks as keyword-index rows (None when
+    not collected, or more than `limit`)."""
     from llama_index.core.schema import MetadataMode
 
     from rag.embedder import embedder_for
@@ -175,9 +192,17 @@ def _write(pending, collection, settings: Settings, report: IngestReport, progre
         store.delete_docs(collection, replaced)
         vectors.add(nodes)
         report.chunks_written += len(nodes)
+        if rows is not None:
+            rows += [(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes]
+            rows = rows if len(rows) <= limit else None
         done += len(batch)
         if progress:
             progress(done, len(pending))
+    return rows
+
+
+def paper_id(node: TextNode) -> str:
+    return node.ref_doc_id or node.id_.rsplit("::", 1)[0]
 
 
 def _batches(pending, settings: Settings) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:

@@ -1,13 +1,16 @@
 """The keyword index: BM25 (bm25s) over the same chunks as the vector store, persisted beside it.
 
-It is rebuilt from the collection after every ingest (a few seconds for thousands of chunks) and written to a
-temporary folder that replaces the old one, so a reader never sees half an index. Filters are applied per query
-as a bm25s weight mask. The manifest it keeps (venues, years, counts) also answers `rag stats` cheaply.
+An ingest that only adds papers appends their chunks to a small delta segment (seconds, whatever the size of the
+index); changes, removals and a delta grown past its limit rebuild it from the collection. Every write goes to a
+temporary folder that then replaces the old one, so a reader never sees half an index. Filters are applied per
+query as a bm25s weight mask; each segment scores with its own idf, which for a delta of at most a tenth of the
+index shifts scores slightly, not rankings much. The manifest (venues, years, counts) also answers `rag stats`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections import Counter
@@ -38,65 +41,65 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     return _tokenize(texts, return_ids=False)
 
 
+Row = tuple[str, str, dict[str, Any]]  # (chunk id, text, metadata)
+MAIN, DELTA = "main", "delta"
+DELTA_MIN = 5000  # chunks the delta segment may hold before a full rebuild, at least...
+DELTA_SHARE = 0.1  # ... or this share of the main segment
+
+
 @dataclass
-class KeywordIndex:
+class Segment:
+    """One BM25 index over some of the chunks, with each chunk's venue and year for filtering."""
+
     bm25: bm25s.BM25
     chunk_ids: list[str]
     venues: np.ndarray  # per chunk, lower-cased
     years: np.ndarray  # per chunk, 0 when unknown
-    manifest: dict[str, Any]
 
-    @classmethod
-    def build(cls, rows: Iterable[tuple[str, str, dict[str, Any]]], folder: Path) -> dict[str, Any]:
-        """Index (chunk id, text, metadata) rows into folder; returns the manifest."""
+    @staticmethod
+    def write(rows: list[Row], folder: Path, main: Segment | None = None) -> list[dict[str, Any]]:
+        """Index rows into folder; returns their metadata. With `main` (for the delta segment), words are weighted
+        by their rarity in both segments, so that scores compare with the main segment's, and the texts are kept
+        (the delta is indexed again with the next rows)."""
         import bm25s
 
-        chunk_ids, texts, metas = [], [], []
-        for chunk_id, text, meta in rows:
-            chunk_ids.append(chunk_id)
-            texts.append(text)
-            metas.append({k: meta.get(k) for k in ("doc_id", "venue", "year", "title")})
-        manifest = _manifest(metas)
-        tmp = folder.with_name(folder.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        if chunk_ids:
+        metas = [{k: meta.get(k) for k in ("doc_id", "venue", "year", "title")} for _, _, meta in rows]
+        folder.mkdir(parents=True)
+        if rows:
             bm25 = bm25s.BM25()
-            bm25.index(_tokenize(texts, return_ids=True), show_progress=False)
-            bm25.save(str(tmp), show_progress=False)
-        (tmp / ROWS).write_text(json.dumps({"chunk_ids": chunk_ids, "meta": metas}))
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
-        _swap_into_place(tmp, folder)
-        return manifest
+            bm25.index(_tokenize([text for _, text, _ in rows], return_ids=True), show_progress=False)
+            if main is not None:
+                reweigh(bm25, main)
+            bm25.save(str(folder), show_progress=False)
+        data: dict[str, Any] = {"chunk_ids": [cid for cid, _, _ in rows], "meta": metas}
+        if main is not None:
+            data["texts"] = [text for _, text, _ in rows]
+        (folder / ROWS).write_text(json.dumps(data))
+        return metas
 
     @classmethod
-    def load(cls, folder: Path) -> KeywordIndex | None:
-        """The persisted index, or None when there is none (or it is empty)."""
+    def load(cls, folder: Path) -> Segment:
         import bm25s
         import numpy as np
 
-        manifest = read_manifest(folder)
-        if manifest is None or manifest.get("chunks", 0) == 0:
-            return None
-        try:
-            rows = json.loads((folder / ROWS).read_text())
-            metas = rows["meta"]
-            index = cls(
-                bm25=bm25s.BM25.load(str(folder), mmap=True),
-                chunk_ids=rows["chunk_ids"],
-                venues=np.array([(m.get("venue") or "").lower() for m in metas]),
-                years=np.array([int(m.get("year") or 0) for m in metas]),
-                manifest=manifest,
-            )
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # damaged files: rebuilt by the caller
-            return None
-        return index if len(index.chunk_ids) == manifest["chunks"] else None
+        rows = json.loads((folder / ROWS).read_text())
+        metas = rows["meta"]
+        return cls(
+            bm25=bm25s.BM25.load(str(folder), mmap=True),
+            chunk_ids=rows["chunk_ids"],
+            venues=np.array([(m.get("venue") or "").lower() for m in metas]),
+            years=np.array([int(m.get("year") or 0) for m in metas]),
+        )
 
-    def search(self, query: str, k: int, venue: str | None = None, year: int | None = None) -> list[tuple[str, float]]:
-        """The k best (chunk id, BM25 score) pairs with a positive score, restricted by the filters."""
+    def frequency(self, word: str) -> int:
+        """How many of this segment's chunks contain the word."""
+        pointers = self.bm25.scores["indptr"]
+        i = self.bm25.vocab_dict.get(word)
+        return int(pointers[i + 1] - pointers[i]) if i is not None and i + 1 < len(pointers) else 0
+
+    def search(self, tokens: list[str], k: int, venue: str | None, year: int | None) -> list[tuple[str, float]]:
         import numpy as np
 
-        tokens = tokenize([query])[0]
         token_ids = self.bm25.get_tokens_ids(tokens)
         if not token_ids:
             return []
@@ -111,22 +114,102 @@ class KeywordIndex:
         top = top[np.argsort(-scores[top])]
         return [(self.chunk_ids[i], float(scores[i])) for i in top if scores[i] > 0]
 
+
+def reweigh(delta: bm25s.BM25, main: Segment) -> None:
+    """Give the delta's precomputed scores the idf of both segments together instead of the delta's alone (a word
+    rare in the delta but common in the index would otherwise outweigh everything the main segment scores)."""
+    from rag.relevance import idf
+
+    scores = delta.scores
+    pointers, data = scores["indptr"], scores["data"]
+    documents = scores["num_docs"] + len(main.chunk_ids)
+    for word, i in delta.vocab_dict.items():
+        here = int(pointers[i + 1] - pointers[i]) if i + 1 < len(pointers) else 0
+        if here:
+            both = idf(here + main.frequency(word), documents)
+            data[pointers[i] : pointers[i + 1]] *= both / idf(here, scores["num_docs"])
+
+
+@dataclass
+class KeywordIndex:
+    """BM25 over every chunk: a main segment, rebuilt from the whole collection, and a small delta segment that new
+    chunks are appended to, so that adding a few papers to a large index does not rebuild it. The delta is folded
+    into the main segment by the next full rebuild (when it outgrows DELTA_MIN / DELTA_SHARE, or papers are changed
+    or removed). Both live in one folder that is swapped into place as a whole (the main segment's files are hard
+    links, so appending does not copy them)."""
+
+    segments: list[Segment]
+    manifest: dict[str, Any]
+
+    @classmethod
+    def build(cls, rows: Iterable[Row], folder: Path) -> dict[str, Any]:
+        """Index every (chunk id, text, metadata) row into folder, replacing what was there; returns the manifest."""
+        tmp = _fresh(folder)
+        metas = Segment.write(list(rows), tmp / MAIN)
+        manifest = _manifest(metas)
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+        _swap_into_place(tmp, folder)
+        return manifest
+
+    @classmethod
+    def append(cls, rows: list[Row], folder: Path) -> dict[str, Any] | None:
+        """Add the rows of new papers to the delta segment; returns the manifest, or None when a full rebuild is
+        due instead (no main segment, or the delta would outgrow its limit)."""
+        manifest = read_manifest(folder)
+        try:
+            main = json.loads((folder / MAIN / ROWS).read_text())
+            old = json.loads((folder / DELTA / ROWS).read_text()) if (folder / DELTA).exists() else None
+        except (OSError, ValueError):
+            return None
+        delta = list(zip(old["chunk_ids"], old["texts"], old["meta"], strict=True)) if old else []
+        if manifest is None or len(delta) + len(rows) > max(DELTA_MIN, DELTA_SHARE * len(main["chunk_ids"])):
+            return None
+        tmp = _fresh(folder)
+        (tmp / MAIN).mkdir(parents=True)
+        for path in (folder / MAIN).iterdir():
+            os.link(path, tmp / MAIN / path.name)
+        Segment.write(delta + rows, tmp / DELTA, main=Segment.load(folder / MAIN))
+        added = paper_counts([{k: m.get(k) for k in ("doc_id", "venue", "year")} for _, _, m in rows])
+        manifest = {
+            "built": time.time_ns(),
+            "chunks": manifest["chunks"] + len(rows),
+            "docs": manifest["docs"] + added["docs"],
+            "venues": dict(Counter(manifest["venues"]) + Counter(added["venues"])),
+            "years": dict(sorted((Counter(manifest["years"]) + Counter(added["years"])).items())),
+        }
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+        _swap_into_place(tmp, folder)
+        return manifest
+
+    @classmethod
+    def load(cls, folder: Path) -> KeywordIndex | None:
+        """The persisted index, or None when there is none (or it is empty, or damaged)."""
+        manifest = read_manifest(folder)
+        if manifest is None or manifest.get("chunks", 0) == 0:
+            return None
+        try:
+            segments = [Segment.load(folder / name) for name in (MAIN, DELTA) if (folder / name).exists()]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # damaged files: rebuilt by the caller
+            return None
+        index = cls([s for s in segments if s.chunk_ids], manifest)
+        return index if sum(len(s.chunk_ids) for s in segments) == manifest["chunks"] else None
+
+    def search(self, query: str, k: int, venue: str | None = None, year: int | None = None) -> list[tuple[str, float]]:
+        """The k best (chunk id, BM25 score) pairs with a positive score, restricted by the filters."""
+        tokens = tokenize([query])[0]
+        found = [hit for segment in self.segments for hit in segment.search(tokens, k, venue, year)]
+        return sorted(found, key=lambda hit: -hit[1])[:k]
+
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words (as this index tokenizes them, question words left out) with their idf here."""
-        import numpy as np
 
         from rag.relevance import idf
         from rag.text import QUESTION_WORDS
 
-        pointers = np.asarray(self.bm25.scores["indptr"])
-        vocabulary = self.bm25.vocab_dict
+        total = sum(len(s.chunk_ids) for s in self.segments)
         asking = set(tokenize([" ".join(QUESTION_WORDS)])[0])
-        weights = {}
-        for word in dict.fromkeys(w for w in tokenize([question])[0] if w not in asking):
-            i = vocabulary.get(word)
-            frequency = int(pointers[i + 1] - pointers[i]) if i is not None and i + 1 < len(pointers) else 0
-            weights[word] = idf(frequency, len(self.chunk_ids))
-        return weights
+        words = dict.fromkeys(w for w in tokenize([question])[0] if w not in asking)
+        return {word: idf(sum(s.frequency(word) for s in self.segments), total) for word in words}
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:
@@ -156,6 +239,13 @@ def paper_counts(metas: list[dict[str, Any]]) -> dict[str, Any]:
         "venues": dict(Counter(m.get("venue") or "unknown" for m in first_chunks.values()).most_common()),
         "years": dict(sorted(Counter(str(m.get("year") or "unknown") for m in first_chunks.values()).items())),
     }
+
+
+def _fresh(folder: Path) -> Path:
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    return tmp
 
 
 def _swap_into_place(tmp: Path, folder: Path) -> None:

@@ -225,10 +225,10 @@ def test_a_damaged_keyword_index_heals_and_stats_stay_true(make_settings, tmp_pa
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
     folder = settings.keyword_dir
-    (folder / "chunks.json").write_text("{garbled")
+    (folder / "main" / "chunks.json").write_text("{garbled")
     assert Library(settings).search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
-    for name in [p.name for p in folder.iterdir() if p.name not in ("chunks.json", "manifest.json")]:
-        (folder / name).unlink()  # the BM25 files gone
+    for path in [p for p in (folder / "main").iterdir() if p.name != "chunks.json"]:
+        path.unlink()  # the BM25 files gone
     assert Library(settings).search("serum hCG immunoassays", 1, mode="keyword")[0].doc_id == "hcg"
     manifest = json.loads((folder / "manifest.json").read_text())
     (folder / "manifest.json").write_text(json.dumps({**manifest, "chunks": 1, "docs": 1}))  # stale
@@ -338,3 +338,35 @@ def test_rebuild_starts_the_index_afresh_from_the_files(cli_env, make_settings, 
     settings = make_settings(data_dir=Path(cli_env["RAG_DATA_DIR"]))
     assert store.index_precision(store.open_collection(settings, create=False)) == "int8"
     assert sorted(stored_ids(settings)) == ["gnn::0", "sam::0"]
+
+
+def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_path: Path) -> None:
+    from rag.keyword_index import DELTA_MIN, KeywordIndex
+    from rag.library import Library
+
+    settings = make_settings()
+    ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
+    main = settings.keyword_dir / "main" / "chunks.json"
+    inode = main.stat().st_ino
+    library = Library(settings)
+    assert library.search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
+    extra = [
+        {"doc_id": "vit", "venue": "ICLR", "year": 2021, "abstract": "Vision transformers split images into patches."}
+    ]
+    assert library.add([write_jsonl(tmp_path / "q.jsonl", extra)]).added == 1
+    assert main.stat().st_ino == inode  # the main segment was linked into place, not rebuilt
+    assert json.loads((settings.keyword_dir / "delta" / "chunks.json").read_text())["chunk_ids"] == ["vit::0"]
+    assert library.search("vision transformers image patches", 1, mode="keyword")[0].doc_id == "vit"
+    assert library.search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
+    appended = library.retriever.keyword.search("vision transformers split images", 1)[0]
+    KeywordIndex.build(store.iter_chunks(store.open_collection(settings)), tmp_path / "whole")
+    rebuilt = KeywordIndex.load(tmp_path / "whole").search("vision transformers split images", 1)[0]
+    assert appended[0] == rebuilt[0] == "vit::0" and 0.8 < appended[1] / rebuilt[1] < 1.25  # scores comparable
+    stats = library.stats()
+    assert stats["abstracts"] == 4 and stats["venues"]["ICLR"] == 1 and stats["chunks"] == 4
+    changed = [{**PAPERS[0], "abstract": PAPERS[0]["abstract"] + " It also helps transformers."}]
+    assert library.add([write_jsonl(tmp_path / "c.jsonl", changed)]).updated == 1
+    assert not (settings.keyword_dir / "delta").exists() and main.stat().st_ino != inode  # a change: rebuilt
+    assert library.search("vision transformers image patches", 1, mode="keyword")[0].doc_id == "vit"
+    rows = [(f"x{i}::0", "filler text", {"doc_id": f"x{i}"}) for i in range(DELTA_MIN + 1)]
+    assert KeywordIndex.append(rows, settings.keyword_dir) is None  # too many for a delta: the caller rebuilds
