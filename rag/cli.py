@@ -72,6 +72,7 @@ def ingest(
     from rag.ingest import ingest as run_ingest
 
     settings = load_settings(data_dir)
+    os.nice(settings.ingest_nice)  # a batch job: questions answered meanwhile on this machine come first
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=_stderr_console(), transient=True,

@@ -51,6 +51,7 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(32, ge=1, validation_alias=_env("RAG_EMBED_BATCH_SIZE"))
     max_abstract_chars: int = Field(100_000, ge=100, validation_alias=_env("RAG_MAX_ABSTRACT_CHARS"))
     ingest_batch_size: int = Field(128, ge=1, validation_alias=_env("RAG_INGEST_BATCH_SIZE"))
+    ingest_nice: int = Field(10, ge=0, le=19, validation_alias=_env("RAG_INGEST_NICE"))
     chunk_size: int = Field(700, ge=100, validation_alias=_env("RAG_CHUNK_SIZE"))
     chunk_overlap: int = Field(1, ge=0, validation_alias=_env("RAG_CHUNK_OVERLAP"))
 
