@@ -191,8 +191,56 @@ def load_embedder(setting: str, cache_dir: Path, batch_size: int = 32, precision
     return Embedder(model_dir, onnx_path, batch_size)
 
 
-def embedder_for(settings: Settings, recorded: str | None) -> Embedder:
+class RemoteEmbedder:
+    """Embeddings from an OpenAI-compatible /v1/embeddings server (RAG_EMBEDDING_BASE_URL), in batches, with the
+    openai client's retries. Its vectors count as fp32: the server runs the model at full precision."""
+
+    precision: Precision = "fp32"
+
+    def __init__(self, base_url: str, model: str, key: str | None, batch_size: int, timeout: float) -> None:
+        from openai import OpenAI
+
+        self.base_url = base_url
+        self.model = model
+        self.batch_size = batch_size
+        self.client = OpenAI(base_url=base_url, api_key=key or "none", timeout=timeout, max_retries=3)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+        import openai
+
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        out = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = texts[start : start + self.batch_size]
+            try:
+                reply = self.client.embeddings.create(model=self.model, input=batch, encoding_format="float")
+            except openai.OpenAIError as exc:
+                raise RuntimeError(f"the embeddings server at {self.base_url} failed: {exc}") from None
+            rows = [row.embedding for row in sorted(reply.data, key=lambda item: item.index)]
+            if len(rows) != len(batch) or any(not row or isinstance(row[0], list) for row in rows):
+                raise RuntimeError(f"the embeddings server at {self.base_url} did not return one vector per text "
+                                   "(one per token: no pooling); serve a sentence-embedding model")  # fmt: skip
+            out.append(np.array(rows, dtype=np.float32))
+        vectors = np.concatenate(out)
+        return vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0].tolist()
+
+
+AnyEmbedder = Embedder | RemoteEmbedder  # what the library, retriever and verifier are given
+
+
+def embedder_for(settings: Settings, recorded: str | None) -> AnyEmbedder:
     """The configured embedder, at the precision an index built with `recorded` needs (see choose_precision)."""
+    if settings.embedding_base_url:
+        if recorded and recorded != RemoteEmbedder.precision:
+            raise BadInput(f"the index was built with {recorded} embeddings; a server's are fp32: unset "
+                           "RAG_EMBEDDING_BASE_URL, or rebuild the index with it (rag ingest --rebuild)")  # fmt: skip
+        return RemoteEmbedder(settings.embedding_base_url, settings.embedding_api_model, settings.embedding_api_key,
+                              settings.embedding_api_batch_size, settings.llm_timeout_s)  # fmt: skip
     precision = choose_precision(settings.embedding_precision, recorded)
     embedder = load_embedder(settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size, precision)
     if recorded and embedder.precision != recorded:

@@ -20,12 +20,12 @@ from rag.settings import Backend, Mode, Settings
 
 if TYPE_CHECKING:
     from rag.chat import ChatSession
-    from rag.embedder import Embedder
+    from rag.embedder import AnyEmbedder
     from rag.entailment import Judgement
 
 
 class Engine:
-    def __init__(self, settings: Settings, llm: LLM | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, llm: LLM | None = None, embedder: AnyEmbedder | None = None) -> None:
         self.settings = settings
         self.library = Library(settings, embedder)
         self.llms = LLMs(settings, llm)

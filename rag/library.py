@@ -21,7 +21,7 @@ from rag.text import check_question
 if TYPE_CHECKING:
     import numpy as np
 
-    from rag.embedder import Embedder
+    from rag.embedder import AnyEmbedder
     from rag.ingest import IngestReport, Progress, RemoveReport
     from rag.relevance import QuestionTerms
     from rag.retriever import Retriever
@@ -30,7 +30,7 @@ QUERY_CACHE = 64  # recent questions whose vectors are kept: each request embeds
 
 
 class Library:
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
         self.settings = settings
         self._given_embedder = embedder
         self._retriever: Retriever | None = None
@@ -49,7 +49,7 @@ class Library:
             return self._retriever
 
     @property
-    def embedder(self) -> Embedder:
+    def embedder(self) -> AnyEmbedder:
         return self.retriever.embedder
 
     def _embed_query(self, text: str) -> np.ndarray:

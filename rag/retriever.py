@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import numpy as np
     from chromadb.api.models.Collection import Collection
 
-    from rag.embedder import Embedder
+    from rag.embedder import AnyEmbedder
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Hit:
 class Retriever:
     """Loads the models and indexes once; search() is then cheap (tens of milliseconds)."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
         from rag.embedder import embedder_for
 
         self.settings = settings

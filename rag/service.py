@@ -76,6 +76,12 @@ class ChatRequest(BaseModel):
     stream: bool = False
 
 
+class EmbeddingsRequest(BaseModel):
+    model: str = ""
+    input: str | list[str]
+    encoding_format: str = "float"
+
+
 class SearchRequest(BaseModel):
     query: str
     k: int | None = Field(None, ge=1, le=100)
@@ -285,6 +291,20 @@ def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
             library = engine.library
             results = await run_in_threadpool(library.search, body.query, body.k, body.venue, body.year, body.mode)
         return {"query": body.query, "results": [r.contract() for r in results]}
+
+    @app.post("/v1/embeddings")
+    async def embeddings(body: EmbeddingsRequest) -> dict[str, Any]:
+        """This process's embedding model as an OpenAI-compatible embeddings server (for other machines' ingests:
+        RAG_EMBEDDING_BASE_URL). Served at the index's precision."""
+        texts = [body.input] if isinstance(body.input, str) else body.input
+        if not texts or body.encoding_format != "float":
+            raise ApiError(400, "input must be one or more texts, encoding_format 'float'")
+        admission.admit()
+        async with admission.turn():
+            vectors = await run_in_threadpool(engine.library.embedder.embed, texts)
+        data = [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
+        usage = {"prompt_tokens": 0, "total_tokens": 0}
+        return {"object": "list", "data": data, "model": body.model or settings.embedding_api_model, "usage": usage}
 
     @app.post("/v1/ingest")
     async def ingest(file: UploadFile = File(...)) -> dict[str, Any]:  # noqa: B008 - FastAPI's idiom

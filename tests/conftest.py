@@ -123,8 +123,9 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory):
     log.close()
 
 
-def start_llama_server(log_path: Path) -> tuple[subprocess.Popen, str]:
-    """llama-cpp-python's OpenAI-compatible server with the bundled GGUF, on a free loopback port."""
+def start_llama_server(log_path: Path, *options: str) -> tuple[subprocess.Popen, str]:
+    """llama-cpp-python's OpenAI-compatible server with the bundled GGUF, on a free loopback port (`options`: more
+    server flags, e.g. "--embedding", "true")."""
 
     from rag.llm import find_gguf
 
@@ -133,7 +134,7 @@ def start_llama_server(log_path: Path) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf(Settings(_env_file=None))),
          "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
-         "--model_alias", "smollm2"],
+         "--model_alias", "smollm2", *options],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     base_url = f"http://127.0.0.1:{port}/v1"

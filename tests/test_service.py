@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, run_rag, wait_until_ready
+from conftest import ROOT, free_port, run_rag, wait_until_ready, write_jsonl
 
 from rag.text import MARKER
 
@@ -195,3 +195,54 @@ def test_keys_limits_and_ingest_on_a_guarded_service(guarded, tmp_path) -> None:
 def test_serving_beyond_loopback_needs_keys(cli_env) -> None:
     result = run_rag("serve", "--host", "0.0.0.0", "--port", str(free_port()), env=cli_env, timeout=60)
     assert result.returncode == 2 and "RAG_API_KEYS" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_embeddings_from_a_server_match_the_local_model(model_cache, make_settings, tmp_path) -> None:
+    """`rag serve` as another machine's embeddings server (OpenAI /v1/embeddings): an ingest and searches that use
+    RAG_EMBEDDING_BASE_URL get the local model's vectors (fp32 on both sides), and a dead server is one line."""
+    from rag import store
+    from rag.embedder import embedder_for
+    from rag.ingest import ingest
+    from rag.library import Library
+
+    served = make_settings(data_dir=tmp_path / "served", embedding_precision="fp32")
+    papers = [{"doc_id": "sam", "abstract": "Sharpness-aware minimization finds flat minima."}]
+    ingest([write_jsonl(tmp_path / "seed.jsonl", papers)], served)
+    proc, base = start_service(served.data_dir, model_cache, tmp_path / "serve.log", RAG_EMBEDDING_PRECISION="fp32")
+    try:
+        remote = make_settings(
+            data_dir=tmp_path / "remote", embedding_base_url=f"{base}/v1", embedding_api_batch_size=2
+        )
+        texts = ["Graph neural networks oversmooth.", "Serum hCG immunoassays differ.", "A", "Flat minima generalize."]
+        here, there = embedder_for(served, "fp32").embed(texts), embedder_for(remote, None).embed(texts)
+        assert there.shape == here.shape and float((here * there).sum(axis=1).min()) >= 0.99
+        corpus = write_jsonl(tmp_path / "c.jsonl", [*papers, {"doc_id": "gnn", "abstract": texts[0]}])
+        assert ingest([corpus], remote).added == 2
+        assert store.index_precision(store.open_collection(remote, create=False)) == "fp32"
+        assert Library(remote).search("oversmoothing in deep graph networks", 1, mode="dense")[0].doc_id == "gnn"
+        local = remote.model_copy(update={"embedding_base_url": None, "embedding_precision": "fp32"})
+        assert Library(local).search("oversmoothing in deep graph networks", 1, mode="dense")[0].doc_id == "gnn"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    dead = remote.model_copy(update={"embedding_base_url": f"{base}/v1", "llm_timeout_s": 2.0})
+    with pytest.raises(RuntimeError, match=r"the embeddings server at .* failed"):
+        embedder_for(dead, None).embed(["anything"])
+
+
+def test_a_server_giving_vectors_per_token_is_refused_in_one_line(tmp_path) -> None:
+    """llama-cpp-python's OpenAI-compatible server in embedding mode: with the bundled chat model (no pooling) it
+    answers one vector per token, which cannot stand for a text."""
+    from conftest import start_llama_server
+
+    from rag.embedder import RemoteEmbedder
+
+    proc, base_url = start_llama_server(tmp_path / "llama.log", "--embedding", "true")
+    try:
+        embedder = RemoteEmbedder(base_url, "smollm2", None, batch_size=2, timeout=60)
+        with pytest.raises(RuntimeError, match="did not return one vector per text") as refused:
+            embedder.embed(["Flat minima generalize.", "Graph networks oversmooth."])
+        assert len(str(refused.value).splitlines()) == 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
