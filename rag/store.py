@@ -189,16 +189,21 @@ def get_abstracts(collection: Collection, doc_ids: list[str]) -> dict[str, str]:
 
 
 def list_papers(collection: Collection) -> list[dict[str, Any]]:
-    """One row per indexed abstract (from its first chunk): doc_id, venue, year, title and opening words."""
-    got = collection.get(where={"chunk_index": 0}, include=["documents", "metadatas"])
-    rows = [
-        {
-            "doc_id": str(meta["doc_id"]),
-            "venue": meta.get("venue") or "",
-            "year": int(meta["year"]) if meta.get("year") else None,
-            "title": meta.get("title") or "",
-            "text": text,
-        }
-        for text, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=True)
-    ]
-    return sorted(rows, key=lambda r: r["doc_id"])
+    """One row per indexed abstract (from its first chunk): doc_id, venue, year, title and opening words. Read page
+    by page: one unpaged read of 100,000 first chunks exceeds SQLite's limit on query variables."""
+    rows, offset = [], 0
+    while True:
+        got = collection.get(where={"chunk_index": 0}, include=["documents", "metadatas"], limit=PAGE, offset=offset)
+        if not got["ids"]:
+            return sorted(rows, key=lambda r: r["doc_id"])
+        offset += len(got["ids"])
+        rows += [
+            {
+                "doc_id": str(meta["doc_id"]),
+                "venue": meta.get("venue") or "",
+                "year": int(meta["year"]) if meta.get("year") else None,
+                "title": meta.get("title") or "",
+                "text": text,
+            }
+            for text, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=True)
+        ]
