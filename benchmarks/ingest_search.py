@@ -26,6 +26,12 @@ SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
 MODES = ("dense", "keyword", "hybrid")
 
 
+def environment(data: Path, models: Path, **extra: str) -> dict[str, str]:
+    """This process's environment without the caller's RAG_/CHROMA_/OPENAI_ settings, for an index in `data`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
+    return {**env, "RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(models), **extra}
+
+
 def run(args: list[str], env: dict[str, str], module: str = "rag.cli") -> tuple[float, int, str]:
     """Wall seconds, peak RSS (MiB) of this one child process, and its stdout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:

@@ -8,6 +8,8 @@ The calibration set (fixed before tuning, never the independent set of eval/data
   questions that the other 999 biomedical abstracts do not answer. Questions with sha256("part " + id) % 4 == 3
   are the check part, scored but never used to choose the threshold; the rest are the tune part.
 - The seeds questions (eval/datasets/seeds_qa.jsonl, 44 answerable, 6 unanswerable), all in the tune part.
+- The paraphrased PubMedQA tuning questions (eval/datasets/pubmedqa_tune: 30 answerable, 6 unanswerable, worded
+  away from their abstracts), all in the tune part.
 The threshold chosen is the one with the fewest mistakes on the tune part, counting a refused answerable question
 twice (a false refusal hides an answer that exists; a false answer is still verified and cited). Without the
 directories, each corpus is ingested into a temporary index first (a few minutes).
@@ -59,10 +61,11 @@ def rows(pubmedqa, seeds) -> list[dict]:  # type: ignore[no-untyped-def]
         part = "check" if digest("part " + q["id"]) % 4 == 3 else "tune"
         out.append({"set": "pubmedqa", "part": part, "answerable": answerable,
                     "score": score(pubmedqa, q["question"], hidden)})  # fmt: skip
-    for q in map(json.loads, (DATASETS / "seeds_qa.jsonl").read_text().splitlines()):
-        answerable = q.get("answerable", True)
-        out.append({"set": "seeds", "part": "tune", "answerable": answerable,
-                    "score": score(seeds, q["question"], set())})  # fmt: skip
+    for name, engine, path in (("seeds", seeds, DATASETS / "seeds_qa.jsonl"),
+                               ("paraphrased", pubmedqa, DATASETS / "pubmedqa_tune" / "questions.jsonl")):  # fmt: skip
+        for q in map(json.loads, path.read_text().splitlines()):
+            out.append({"set": name, "part": "tune", "answerable": q.get("answerable", True),
+                        "score": score(engine, q["question"], set())})  # fmt: skip
     return out
 
 
@@ -92,7 +95,9 @@ def main() -> None:
     print(f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold}\n")
     print("| part | answerable | refused (false refusals) | unanswerable | answered (false answers) |")
     print("|---|---|---|---|---|")
-    for name, part in (("tune", tune), ("check", [r for r in data if r["part"] == "check"])):
+    check = [r for r in data if r["part"] == "check"]
+    by_set = [(f"tune: {n}", [r for r in tune if r["set"] == n]) for n in ("pubmedqa", "seeds", "paraphrased")]
+    for name, part in (("tune", tune), *by_set, ("check (pubmedqa)", check)):
         refused, answered = mistakes(part, threshold)
         n_ans = sum(r["answerable"] for r in part)
         n_un = len(part) - n_ans

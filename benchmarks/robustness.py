@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import signal
 import statistics
@@ -35,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers that start real servers
 
 from conftest import start_chroma, start_llama_server, wait_until_ready  # noqa: E402
+from ingest_search import environment  # noqa: E402
 from ui_latency import free_port  # noqa: E402
 
 PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
@@ -45,11 +45,6 @@ ROWS: list[tuple[str, int, int, int, str]] = []
 def rag(*args: str, env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]
     return subprocess.run([sys.executable, "-m", "rag.cli", *args], env=env, cwd=ROOT, capture_output=True, text=True,
                           **kwargs)  # fmt: skip
-
-
-def environment(data: Path, models: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    return {**env, "RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(models), **extra}
 
 
 def expected_ids(paths: list[Path]) -> set[str]:

@@ -28,8 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from ingest_search import environment as shared_environment
 from ingest_search import percentile, run
 from ui_latency import free_port
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' helpers for real servers
+from conftest import wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -85,8 +89,8 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 def environment(data: Path, models: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    return {**env, "RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(models), "RAG_INGEST_NICE": "0", **extra}
+    """Ingests here run at normal priority: the benchmark measures the tool alone on the machine."""
+    return shared_environment(data, models, RAG_INGEST_NICE="0", **extra)
 
 
 def disk_mib(folder: Path) -> float:
@@ -122,18 +126,11 @@ def median_wall(args: list[str], env: dict[str, str], times: int = 3) -> float:
 
 def ui_memory(env: dict[str, str]) -> float:
     """Resident memory (MiB) of `rag ui` once it serves the page with its models loaded."""
-    import httpx
-
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ui", "--port", str(port)], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(1)
+        wait_until_ready(f"http://127.0.0.1:{port}/", proc, Path(os.devnull), 600)
         status = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
     finally:

@@ -110,7 +110,7 @@ def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, s
             pending.append((paper, digest, old is not None))
     report.added = sum(1 for *_, had_old in pending if not had_old)
     report.updated = len(pending) - report.added
-    appendable = keyword_in_step and not report.updated and before is not None
+    appendable = keyword_in_step and not report.updated
     new_rows: list[Row] | None = [] if appendable else None  # the new chunks, for the keyword index's delta
     if pending:
         new_rows = _write(pending, collection, settings, report, progress, new_rows, delta_limit(before))

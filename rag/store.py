@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rag.settings import Settings
 
 if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
     from chromadb.api.models.Collection import Collection
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
@@ -32,6 +33,24 @@ class StoredDoc:
 
 def open_collection(settings: Settings, create: bool = True) -> Collection | None:
     """The chunk collection, created with cosine distance; None when create=False and it does not exist."""
+    client = open_client(settings, create)
+    if client is None:
+        return None
+    if not create:
+        try:
+            return client.get_collection(settings.collection, embedding_function=None)
+        except Exception as exc:  # chromadb raises NotFoundError (or ValueError in older releases)
+            if any(s in str(exc) for s in DAMAGED):
+                raise damaged(settings, exc) from None
+            return None
+    return client.get_or_create_collection(
+        settings.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+    )
+
+
+def open_client(settings: Settings, create: bool = True) -> ClientAPI | None:
+    """The Chroma client the settings name (server or embedded); None when create=False and no embedded index
+    exists."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -49,31 +68,20 @@ def open_collection(settings: Settings, create: bool = True) -> Collection | Non
             raise RuntimeError(
                 f"cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({exc})"
             ) from None
-    else:
-        if not create and not settings.chroma_path.exists():
-            return None
-        settings.chroma_path.mkdir(parents=True, exist_ok=True)
-        try:
-            client = chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
-        except Exception as exc:
-            raise (damaged(settings, exc) if any(s in str(exc) for s in DAMAGED) else exc) from None
-    if not create:
-        try:
-            return client.get_collection(settings.collection, embedding_function=None)
-        except Exception as exc:  # chromadb raises NotFoundError (or ValueError in older releases)
-            if any(s in str(exc) for s in DAMAGED):
-                raise damaged(settings, exc) from None
-            return None
-    return client.get_or_create_collection(
-        settings.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
-    )
+        return client
+    if not create and not settings.chroma_path.exists():
+        return None
+    settings.chroma_path.mkdir(parents=True, exist_ok=True)
+    try:
+        return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+    except Exception as exc:
+        raise (damaged(settings, exc) if any(s in str(exc) for s in DAMAGED) else exc) from None
 
 
 def drop_collection(settings: Settings) -> None:
     """Delete the chunk collection (for a rebuild from the corpus files); nothing happens when there is none."""
-    collection = open_collection(settings, create=False)
-    if collection is not None:
-        collection._client.delete_collection(settings.collection)  # the client that opened it (embedded or server)
+    if open_collection(settings, create=False) is not None:
+        open_client(settings).delete_collection(settings.collection)
 
 
 def location(settings: Settings) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from rag.chunker import sentence_spans
 from rag.entailment import Judgement, Label, decide, read_evidence
 from rag.records import DroppedSentence, VerifierReport
-from rag.text import content_coverage, split_markers
+from rag.text import INVISIBLE, content_coverage, split_markers
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,7 +53,7 @@ INSTRUCTION = re.compile(
     r"|(忽略|无视|忽视).{0,6}(指令|指示|说明|提示)|(指示|命令).{0,4}無視|(지시|명령|지침).{0,8}무시|تجاهل.{0,20}(التعليمات|الأوامر)",
     re.IGNORECASE | re.MULTILINE,
 )
-HIDDEN = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+HIDDEN = re.compile(f"[\u200c\u200d]|{INVISIBLE.pattern}")  # stored text keeps the joiners; matching drops them
 
 
 def unicode_folded(text: str) -> str:
