@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rag.relevance import AIM, CONTRIBUTION
+from rag.relevance import CONTRIBUTION
 from rag.verifier import Source
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def key_sentences(source: Source, question: Question, margin: float) -> list[int
     order = [int(i) for i in scores.argsort()[::-1]]
     picks = order[:1]
     sentences = source.sentences
-    answers = [i for i in order[1:] if question.gives_answer_type(sentences[i]) and not AIM.search(sentences[i])]
+    answers = [i for i in order[1:] if question.gives_answer_type(sentences[i])]
     claims = answers or [i for i in order[1:] if CONTRIBUTION.search(sentences[i])]
     if claims:
         picks.append(claims[0])

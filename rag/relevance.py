@@ -31,27 +31,15 @@ AnswerType = Literal["quantity", "name", "other"]
 # What a question asks for, and the sentences that can give it: a quantity is stated with a number, a method or
 # model ("Which sampler ...?") by its name, a term the question does not already contain.
 QUANTITY_QUESTION = re.compile(
-    r"\b(how (many|much|long|often|large|small|fast|sensitive|specific|accurate)|what (is|was|are|were) the "
-    r"((median|mean|average|overall|total) ){0,2}(number|percentage|proportion|rate|value|size|accuracy|score|"
-    r"odds|risk|survival|sensitivity|specificity|area|auc|duration|dose|incidence|prevalence)|what (number|"
-    r"percentage|proportion|share|fraction)|which value|what (fid|auc|accuracy|error|speed-?up))\b",
+    r"\b(how (many|much|long|often|large|small|fast)|what (is|was|are|were) the (number|percentage|proportion|rate|"
+    r"value|size|accuracy|score)|what (number|percentage|proportion|share|fraction)|which value|what (fid|auc|"
+    r"accuracy|error|speed-?up))\b",
     re.IGNORECASE,
 )
 NAME_QUESTION = re.compile(r"^\s*(which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)", re.IGNORECASE)
 NUMBER = re.compile(r"\d")
 NAMED = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")  # SLIPS, ESM-AA, HarmoDT, CIFAR-10
 QUANTITY_BONUS = 0.1
-# Sentences that state what a study set out to do ("To determine whether ...", "The aim of this study was ...")
-# restate the question rather than answer it, and so resemble it most; they count this much less.
-AIM = re.compile(
-    r"^\W*(to (determine|investigate|evaluate|assess|explore|examine|describe|characteri[sz]e|compare|clarify|"
-    r"identify|test|study|analy[sz]e|establish|quantify|measure|review)\b|(the|our) (\w+ ){0,2}(aims?|objectives?|"
-    r"purposes?|goals?) (of|was|were|is|are)\b)|\b(we|this study|the present study|this paper) (\w+ )?"
-    r"(aimed|aims|sought|seeks|set out|hypothesi[sz]ed|wanted) to\b|\b(we|this study|the present study) (tested|"
-    r"examined|investigated|asked|explored|evaluated|assessed) (the hypothesis|whether|if)\b",
-    re.IGNORECASE,
-)
-AIM_PENALTY = 0.15
 # Questions that ask for several papers ("Which papers ...") let further abstracts join the answer more easily: the
 # margin below the best sentence's relevance within which another abstract's best sentence joins. Chosen on the
 # seeds' multi-paper questions (the second gold abstract's best sentence scores 0.80-0.98 of the best, the best
@@ -125,15 +113,13 @@ def tokens(texts: list[str]) -> list[set[str]]:
 
 def sentence_relevance(terms: QuestionTerms, sentences: list[str], similarities: np.ndarray) -> np.ndarray:
     """How well each sentence addresses the question: its cosine similarity to the question, plus its term
-    coverage, plus a bonus for a number when the question asks for a quantity, less a penalty for a statement of
-    the study's aim. (A name is rewarded where the
+    coverage, plus a bonus for a number when the question asks for a quantity. (A name is rewarded where the
     extractive answer picks its second sentence: names also abound in sentences that do not answer.)"""
     import numpy as np
 
     covered = np.array([terms.coverage(t) for t in tokens(sentences)])
     quantity = np.array([terms.answer_type == "quantity" and terms.gives_answer_type(s) for s in sentences])
-    aims = np.array([bool(AIM.search(s)) for s in sentences])
-    return similarities + TERM_WEIGHT * covered + QUANTITY_BONUS * quantity - AIM_PENALTY * aims
+    return similarities + TERM_WEIGHT * covered + QUANTITY_BONUS * quantity
 
 
 def gate_score(question: str, terms: QuestionTerms, results: list[SearchResult], abstracts: dict[str, str]) -> float:

@@ -9,7 +9,7 @@ from scripted import ScriptedLLM
 
 from rag.answerer import OFF_TOPIC
 from rag.engine import Engine
-from rag.relevance import AIM, question_terms, sentence_relevance
+from rag.relevance import question_terms
 
 SAM_DOC = "000_c1913070b188e76b#5"
 SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
@@ -44,26 +44,8 @@ def test_a_question_about_several_papers_cites_each_of_them(engine: Engine) -> N
     assert {c.doc_id for c in answer.citations} == IRL_PAPERS
 
 
-def test_a_statement_of_the_studys_aim_counts_less_than_its_finding() -> None:
-    import numpy as np
-
-    terms = question_terms("Does early treatment shorten migraine attacks?", {})
-    aim = "To explore whether early treatment would shorten the duration of headache."
-    finding = "Early treatment was associated with a shorter time to headache peak."
-    scores = sentence_relevance(terms, [aim, finding], np.array([0.8, 0.7]))
-    assert scores[1] > scores[0]  # the aim resembles the question more, the finding answers it
-    for sentence in ("The aim of this study was to compare two stents.", "We sought to examine Pap screening.",
-                     "This study investigated whether the time to surgery matters."):  # fmt: skip
-        assert AIM.search(sentence), sentence
-    for sentence in ("We propose SLIPS, a sampler.", "Patients aimed for a target weight lost more."):
-        assert not AIM.search(sentence), sentence
-
-
 def test_what_a_question_asks_for() -> None:
     assert question_terms("How many patients were enrolled?", {}).answer_type == "quantity"
-    for quantity in ("What was the median overall survival after surgery?", "How sensitive was the model?",
-                     "What share of the atrium was fractionated?"):  # fmt: skip
-        assert question_terms(quantity, {}).answer_type == "quantity", quantity
     assert question_terms("What FID does CTM reach on CIFAR-10?", {}).answer_type == "quantity"
     named = question_terms("Which sampler builds on stochastic localization?", {})
     assert named.answer_type == "name" and named.gives_answer_type("We provide SLIPS, a sampler.")
