@@ -33,6 +33,7 @@ from rag.records import Chunk, Paper
 from rag.settings import Settings
 
 if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
     from llama_index.core.schema import TextNode
 
 log = logging.getLogger(__name__)
@@ -91,10 +92,30 @@ def ingest(
         if rebuild:
             store.drop_collection(settings)
             shutil.rmtree(settings.keyword_dir, ignore_errors=True)
-        return _ingest(loaded, settings, progress, sync)
+        collection, report, new_rows = _store(loaded, settings, progress, sync)
+        del loaded  # the papers are stored: free them before the keyword index reads the whole collection
+        release_freed_memory()
+        _index_keywords(collection, settings, report, new_rows)
+        return report
 
 
-def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool) -> IngestReport:
+def release_freed_memory() -> None:
+    """Hand memory that Python freed back to the operating system (glibc keeps it otherwise, and the keyword
+    index's large arrays are mapped afresh rather than reusing it)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    libc = ctypes.CDLL(name) if name else None
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
+
+
+def _store(
+    loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool
+) -> tuple[Collection, IngestReport, list[Row] | None]:
+    """Write the new and changed papers (and with `sync`, remove the others); returns the collection, the report
+    and the new chunks for the keyword index's delta (None when it must be rebuilt)."""
     report = IngestReport(problems=loaded.problems)
     collection = store.open_collection(settings)
     before = read_manifest(settings.keyword_dir)
@@ -119,12 +140,19 @@ def _ingest(loaded: LoadResult, settings: Settings, progress: Progress | None, s
         leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
         store.delete_docs(collection, leaving)
         report.removed = len(leaving)
+    return collection, report, new_rows
+
+
+def _index_keywords(
+    collection: Collection, settings: Settings, report: IngestReport, new_rows: list[Row] | None
+) -> None:
+    """Bring the keyword index in step with the collection: append the new chunks as a delta, or rebuild it."""
     manifest = read_manifest(settings.keyword_dir)
-    if pending or report.removed or manifest is None or manifest["chunks"] != collection.count():
+    changed = report.added or report.updated or report.removed
+    if changed or manifest is None or manifest["chunks"] != collection.count():
         appended = new_rows and not report.removed and KeywordIndex.append(new_rows, settings.keyword_dir)
         if not appended:
             rebuild_keyword_index(collection, settings)
-    return report
 
 
 def delta_limit(manifest: dict | None) -> int:
