@@ -32,10 +32,10 @@ from ingest_search import environment as shared_environment
 from ingest_search import percentile, run
 from ui_latency import free_port
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the tests' helpers for real servers
-from conftest import wait_until_ready
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers that start real servers
+from conftest import wait_until_ready  # noqa: E402
+
 SHARED = ROOT.parent / "shared" / "datasets"
 PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
 SCIFACT = SHARED / "scifact"

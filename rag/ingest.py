@@ -103,12 +103,10 @@ def release_freed_memory() -> None:
     """Hand memory that Python freed back to the operating system (glibc keeps it otherwise, and the keyword
     index's large arrays are mapped afresh rather than reusing it)."""
     import ctypes
-    import ctypes.util
 
-    name = ctypes.util.find_library("c")
-    libc = ctypes.CDLL(name) if name else None
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
+    process = ctypes.CDLL(None)  # the symbols already loaded, libc's among them (find_library would run ldconfig)
+    if hasattr(process, "malloc_trim"):  # glibc only
+        process.malloc_trim(0)
 
 
 def _store(

@@ -34,8 +34,11 @@ class StoredDoc:
 def open_collection(settings: Settings, create: bool = True) -> Collection | None:
     """The chunk collection, created with cosine distance; None when create=False and it does not exist."""
     client = open_client(settings, create)
-    if client is None:
-        return None
+    return None if client is None else collection_of(client, settings, create)
+
+
+def collection_of(client: ClientAPI, settings: Settings, create: bool) -> Collection | None:
+    """The chunk collection through an open client (see open_collection)."""
     if not create:
         try:
             return client.get_collection(settings.collection, embedding_function=None)
@@ -80,8 +83,9 @@ def open_client(settings: Settings, create: bool = True) -> ClientAPI | None:
 
 def drop_collection(settings: Settings) -> None:
     """Delete the chunk collection (for a rebuild from the corpus files); nothing happens when there is none."""
-    if open_collection(settings, create=False) is not None:
-        open_client(settings).delete_collection(settings.collection)
+    client = open_client(settings, create=False)
+    if client is not None and collection_of(client, settings, create=False) is not None:
+        client.delete_collection(settings.collection)
 
 
 def location(settings: Settings) -> str:
