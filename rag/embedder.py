@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Literal
 from rag.errors import BadInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
     from rag.settings import Settings
@@ -182,8 +184,9 @@ def load_embedder(setting: str, cache_dir: Path, batch_size: int = 32, precision
     model_dir = resolve_model_dir(setting)
     key = hashlib.sha256(str(model_dir.resolve()).encode()).hexdigest()[:12]
     onnx_path = cache_dir / f"{model_dir.name}-{key}" / "model.onnx"
-    if not onnx_path.exists():
-        export_onnx(model_dir, onnx_path)
+    int8_made = onnx_path.with_name("model-int8.json").exists()
+    if not onnx_path.exists() or (precision == "int8" and not int8_made):
+        in_child_process(prepare, model_dir, onnx_path, precision)
     if precision == "int8":
         quantised = quantise(model_dir, onnx_path)
         if quantised is not None:
@@ -247,6 +250,26 @@ def embedder_for(settings: Settings, recorded: str | None) -> AnyEmbedder:
         raise BadInput(f"the index was built with {recorded} embeddings, which this machine cannot reproduce: "
                        "re-ingest into a new data directory")  # fmt: skip
     return embedder
+
+
+def in_child_process(function: Callable[..., None], *args: object) -> None:
+    """Run function(*args) in a fresh Python process and wait for it; its exceptions are raised here. What it
+    imports and allocates (torch and the model: about 1 GB, which glibc would otherwise keep) leaves with it."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool.submit(function, *args).result()
+
+
+def prepare(model_dir: Path, onnx_path: Path, precision: Precision) -> None:
+    """Export the model to ONNX if it is not yet, and quantise it to int8 (with its agreement record) for int8."""
+    if not onnx_path.exists():
+        export_onnx(model_dir, onnx_path)
+    if precision == "int8":
+        with warnings.catch_warnings():  # a disagreement is told by the process that loads the model
+            warnings.simplefilter("ignore")
+            quantise(model_dir, onnx_path)
 
 
 def quantise(model_dir: Path, fp32: Path) -> Path | None:

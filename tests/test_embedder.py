@@ -4,6 +4,8 @@ with them and is used only when it does; an index records its precision."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +59,19 @@ def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache
         warnings.simplefilter("always")
         fallback = load_embedder("", cache, precision="int8")
     assert fallback.precision == "fp32" and "disagree" in str(caught[0].message)
+
+
+def test_the_model_is_prepared_in_a_child_process_so_torch_never_enters_the_loading_one(tmp_path: Path) -> None:
+    # Exporting imports torch and the model (about 1 GB that glibc would keep): an ingest's memory would carry it.
+    script = (
+        "import sys; from pathlib import Path; from rag.embedder import load_embedder; "
+        f"e = load_embedder('', Path({str(tmp_path / 'cache')!r}), precision='int8'); "
+        "print(e.precision, e.embed(['a sentence']).shape, 'torch' in sys.modules, "
+        "'onnxruntime.quantization' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.strip() == "int8 (1, 384) False False", done.stderr
+    assert (next((tmp_path / "cache").glob("*/model-int8.onnx"))).stat().st_size > 1_000_000
 
 
 def test_an_index_records_its_precision_and_a_mismatch_says_how_to_fix_it(make_settings, tmp_path: Path) -> None:
