@@ -174,21 +174,49 @@ class Admission:
         self.admitted = 0
         self.semaphore: asyncio.Semaphore | None = None  # made inside the server's event loop
 
-    def admit(self) -> None:
+    def admit(self) -> Place:
         """Take a place in line, or raise the 429."""
         if self.admitted >= self.limit:
             raise ApiError(429, "the server is busy; retry shortly", "rate_limit_error", "rate_limit_exceeded")
         self.admitted += 1
+        return Place(self)
 
     @asynccontextmanager
-    async def turn(self) -> AsyncIterator[None]:
-        """Wait for a free slot (after `admit`), run, then leave the line."""
+    async def turn(self, place: Place) -> AsyncIterator[None]:
+        """Wait for a free slot, run, then leave the line."""
         self.semaphore = self.semaphore or asyncio.Semaphore(self.running)
         try:
             async with self.semaphore:
                 yield
         finally:
-            self.admitted -= 1
+            place.leave()
+
+
+class Place:
+    """One admitted request's place in line, given back once: when its turn ends, or when its stream ends without
+    ever starting one (a client that hung up before the first byte)."""
+
+    def __init__(self, admission: Admission) -> None:
+        self.admission: Admission | None = admission
+
+    def leave(self) -> None:
+        if self.admission is not None:
+            self.admission.admitted -= 1
+            self.admission = None
+
+
+class AdmittedStream(StreamingResponse):
+    """A streamed response that gives its place in line back however the stream ends."""
+
+    def __init__(self, content: AsyncIterator[str], place: Place) -> None:
+        super().__init__(content, media_type="text/event-stream")
+        self.place = place
+
+    async def __call__(self, scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.place.leave()
 
 
 def is_loopback(host: str) -> bool:
@@ -286,8 +314,8 @@ def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
 
     @app.post("/v1/search")
     async def search(body: SearchRequest) -> dict[str, Any]:
-        admission.admit()
-        async with admission.turn():
+        place = admission.admit()
+        async with admission.turn(place):
             library = engine.library
             results = await run_in_threadpool(library.search, body.query, body.k, body.venue, body.year, body.mode)
         return {"query": body.query, "results": [r.contract() for r in results]}
@@ -299,8 +327,8 @@ def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
         texts = [body.input] if isinstance(body.input, str) else body.input
         if not texts or body.encoding_format != "float":
             raise ApiError(400, "input must be one or more texts, encoding_format 'float'")
-        admission.admit()
-        async with admission.turn():
+        place = admission.admit()
+        async with admission.turn(place):
             vectors = await run_in_threadpool(engine.library.embedder.embed, texts)
         data = [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
         usage = {"prompt_tokens": 0, "total_tokens": 0}
@@ -313,8 +341,8 @@ def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
         data = await file.read(settings.api_max_body_mb * 1_000_000 + 1)
         if len(data) > settings.api_max_body_mb * 1_000_000:
             raise ApiError(413, f"the file is larger than {settings.api_max_body_mb} MB (RAG_API_MAX_BODY_MB)")
-        admission.admit()
-        async with admission.turn():
+        place = admission.admit()
+        async with admission.turn(place):
             report = await run_in_threadpool(add_file, engine, name, data)
         return report
 
@@ -325,16 +353,16 @@ def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
         engine.llms.check(engine.backend_name(backend))  # 503 before any work when the LLM cannot be used
         session = engine.chat(backend, history)
         ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
-        admission.admit()
+        place = admission.admit()
         if not body.stream:
-            async with admission.turn():
+            async with admission.turn(place):
                 answer = await run_in_threadpool(session.ask, question)
             return completion(answer, body.model, ident, created)
-        return StreamingResponse(stream(session, question, body.model, ident, created), media_type="text/event-stream")
+        return AdmittedStream(stream(session, question, body.model, ident, created, place), place)
 
-    async def stream(session, question: str, model: str, ident: str, created: int) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    async def stream(session, question: str, model: str, ident: str, created: int, place: Place) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
         """SSE chunks: the role, each verified sentence as it is settled, then the annotations and citations."""
-        async with admission.turn():
+        async with admission.turn(place):
             loop = asyncio.get_running_loop()
             events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -191,6 +192,17 @@ def test_keys_limits_and_ingest_on_a_guarded_service(guarded, tmp_path) -> None:
     refused = next(r for r in statuses if r.status_code == 429)
     assert refused.headers["retry-after"] and refused.json()["error"]["type"] == "rate_limit_error"
 
+    # Clients that hang up before their stream starts give their place back: with one place, a single lost one
+    # would turn every later request away.
+    body = json.dumps({**burst, "model": "abstracts-rag:extractive", "stream": True}).encode()
+    head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {KEY}\r\n"
+    head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    for _ in range(3):
+        with socket.create_connection((httpx.URL(guarded).host, httpx.URL(guarded).port)) as hung_up:
+            hung_up.sendall(head.encode() + body)
+    after = [httpx.post(f"{guarded}/v1/chat/completions", headers=auth, json=burst, timeout=120) for _ in range(2)]
+    assert [r.status_code for r in after] == [200, 200]
+
 
 def test_serving_beyond_loopback_needs_keys(cli_env) -> None:
     result = run_rag("serve", "--host", "0.0.0.0", "--port", str(free_port()), env=cli_env, timeout=60)
@@ -246,3 +258,29 @@ def test_a_server_giving_vectors_per_token_is_refused_in_one_line(tmp_path) -> N
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_stream_whose_client_left_before_its_first_byte_gives_its_place_back() -> None:
+    # Mocked fault: a server's send failing before the stream starts (how Starlette learns, under ASGI 2.4, that the
+    # client hung up) cannot be caused on demand through a real server, so `send` here is a stand-in that fails.
+    import asyncio
+
+    from starlette.requests import ClientDisconnect
+
+    from rag.service import Admission, AdmittedStream
+
+    admission = Admission(running=1, waiting=0)
+    place = admission.admit()
+
+    async def chunks():  # type: ignore[no-untyped-def]
+        yield "data: never sent\n\n"
+
+    async def receive() -> dict:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        raise OSError("the client hung up")
+
+    with pytest.raises(ClientDisconnect):
+        asyncio.run(AdmittedStream(chunks(), place)({"type": "http", "asgi": {"spec_version": "2.4"}}, receive, send))
+    admission.admit()  # the only place is free again (a lost one would raise the 429 here)
