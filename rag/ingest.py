@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import shutil
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 WRITE_LOCK = ".write.lock"
 SPAN_KEYS = ("chunk_index", "start", "end")
+TRIM_EVERY = 5_000  # papers written between two hand-backs of freed memory (see release_freed_memory)
 SCHEMA = 2  # bump when the stored chunk metadata changes, so the next ingest rewrites old chunks
 Progress = Callable[[int, int], None]  # (abstracts stored so far, abstracts to store)
 
@@ -93,8 +95,7 @@ def ingest(
             store.drop_collection(settings)
             shutil.rmtree(settings.keyword_dir, ignore_errors=True)
         collection, report, new_rows = _store(loaded, settings, progress, sync)
-        del loaded  # the papers are stored: free them before the keyword index reads the whole collection
-        release_freed_memory()
+        release_freed_memory()  # what the papers took, before the keyword index reads the whole collection
         _index_keywords(collection, settings, report, new_rows)
         return report
 
@@ -118,9 +119,11 @@ def _store(
     collection = store.open_collection(settings)
     before = read_manifest(settings.keyword_dir)
     keyword_in_step = before is not None and before["chunks"] == collection.count()
-    stored = store.stored_docs(collection, [p.doc_id for p in loaded.papers])
-    pending: list[tuple[Paper, str, bool]] = []  # (paper, content hash, has old chunks)
-    for paper in loaded.papers:
+    doc_ids = [p.doc_id for p in loaded.papers]
+    stored = store.stored_docs(collection, doc_ids)
+    # (paper, content hash, has old chunks); each paper leaves memory once written, as the collection grows
+    pending: deque[tuple[Paper, str, bool]] = deque()
+    for paper in loaded.take_papers():
         digest = content_hash(paper, settings)
         old = stored.get(paper.doc_id)
         if old and old.complete and old.content_hash == digest:
@@ -134,7 +137,7 @@ def _store(
     if pending:
         new_rows = _write(pending, collection, settings, report, progress, new_rows, delta_limit(before))
     if sync:
-        keep = {p.doc_id for p in loaded.papers}
+        keep = set(doc_ids)
         leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
         store.delete_docs(collection, leaving)
         report.removed = len(leaving)
@@ -208,7 +211,7 @@ def _write(
     embedder = embedder_for(settings, store.index_precision(collection))
     store.record_precision(collection, embedder.precision)
     vectors = store.vector_store(collection)
-    done = 0
+    done, total = 0, len(pending)
     for batch in _batches(pending, settings):
         nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks)]
         texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]
@@ -222,8 +225,10 @@ def _write(
             rows += [(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes]
             rows = rows if len(rows) <= limit else None
         done += len(batch)
+        if done // TRIM_EVERY > (done - len(batch)) // TRIM_EVERY:
+            release_freed_memory()  # the written papers' memory, so that it does not add to the collection's
         if progress:
-            progress(done, len(pending))
+            progress(done, total)
     return rows
 
 
@@ -231,11 +236,13 @@ def paper_id(node: TextNode) -> str:
     return node.ref_doc_id or node.id_.rsplit("::", 1)[0]
 
 
-def _batches(pending, settings: Settings) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:
-    """Groups of whole papers with about ingest_batch_size chunks each."""
+def _batches(pending: deque, settings: Settings) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:
+    """Groups of whole papers with about ingest_batch_size chunks each, taken off `pending` (so that a written
+    batch is freed)."""
     batch: list[tuple[Paper, str, bool, list[Chunk]]] = []
     size = 0
-    for paper, digest, had_old in pending:
+    while pending:
+        paper, digest, had_old = pending.popleft()
         chunks = chunk_paper(paper, settings.chunk_size, settings.chunk_overlap)
         batch.append((paper, digest, had_old, chunks))
         size += len(chunks)

@@ -47,6 +47,11 @@ class LoadResult:
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
 
+    def take_papers(self) -> list[Paper]:
+        """The papers, which this result then no longer holds: whoever takes them can free each once it is used."""
+        papers, self.papers = self.papers, []
+        return papers
+
 
 def text_hash_id(text: str) -> str:
     """The stable id of a record that has no doc_id: a hash of its whitespace-normalised text."""

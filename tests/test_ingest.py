@@ -52,6 +52,18 @@ def test_reingest_adds_nothing(seeds_settings) -> None:
     assert sorted(stored_ids(seeds_settings)) == sorted(before)
 
 
+def test_progress_counts_the_papers_to_store_until_all_are_stored(make_settings, tmp_path: Path) -> None:
+    settings = make_settings(ingest_batch_size=2)
+    papers = [{"doc_id": f"p{i}", "abstract": f"Paper {i} studies topic {i}. It finds result {i}."} for i in range(7)]
+    ingest([write_jsonl(tmp_path / "first.jsonl", papers[:4])], settings)
+    calls: list[tuple[int, int]] = []
+    report = ingest([write_jsonl(tmp_path / "all.jsonl", papers)], settings, lambda *call: calls.append(call))
+    assert (report.added, report.unchanged) == (3, 4)
+    assert [total for _, total in calls] == [3] * len(calls)  # the papers to store, not all the file's papers
+    done = [d for d, _ in calls]
+    assert done == sorted(set(done)) and done[-1] == 3 and len(calls) >= 2
+
+
 def test_changed_abstract_replaces_its_chunks(make_settings, tmp_path: Path) -> None:
     settings = make_settings(chunk_size=200)
     long_text = " ".join(f"Sentence number {i} talks about graph neural networks." for i in range(12))
