@@ -115,9 +115,10 @@ def resolve_model_dir(setting: str) -> Path:
 
 
 class Embedder:
-    """A sentence-transformers model run with ONNX Runtime; embeds in batches."""
+    """A sentence-transformers model run with ONNX Runtime; embeds `batch_size` texts per run (see
+    RAG_EMBED_BATCH_SIZE: one at a time is the fastest on a CPU)."""
 
-    def __init__(self, model_dir: Path, onnx_path: Path, batch_size: int = 32, precision: Precision = "fp32") -> None:
+    def __init__(self, model_dir: Path, onnx_path: Path, batch_size: int = 1, precision: Precision = "fp32") -> None:
         import onnxruntime as ort
 
         config = _st_config(model_dir)
@@ -178,7 +179,7 @@ class Embedder:
         return pooled.astype(np.float32)
 
 
-def load_embedder(setting: str, cache_dir: Path, batch_size: int = 32, precision: Precision = "fp32") -> Embedder:
+def load_embedder(setting: str, cache_dir: Path, batch_size: int = 1, precision: Precision = "fp32") -> Embedder:
     """The embedder for a setting, exporting the model to ONNX into cache_dir the first time (and quantising it,
     for int8). An int8 model that does not agree with fp32 is not used: the embedder is then fp32."""
     model_dir = resolve_model_dir(setting)

@@ -38,9 +38,11 @@ class Judgement:
 
 
 class EntailmentModel:
-    """The ONNX cross-encoder: (premise, claim) pairs -> probabilities of LABELS."""
+    """The ONNX cross-encoder: (premise, claim) pairs -> probabilities of LABELS. One pair per run by default: on a
+    CPU that is the fastest (no padding, the working memory stays in cache: 98-118 pairs/s against 60 at 32 per
+    run) and keeps ONNX Runtime's memory small (~330 MiB less than at 32)."""
 
-    def __init__(self, path: Path | None = None, batch_size: int = 32) -> None:
+    def __init__(self, path: Path | None = None, batch_size: int = 1) -> None:
         import onnxruntime as ort
 
         from rag.embedder import _tokenizer, bundled_model_dir
