@@ -314,7 +314,19 @@ def export(model, tokenizer, out: Path) -> Path:  # type: ignore[no-untyped-def]
             dynamic_shapes={name: {0: batch, 1: seq} for name in INPUTS}, dynamo=True, external_data=False,
             verbose=False,
         )  # fmt: skip
+    strip_stack_traces(path)
     return path
+
+
+def strip_stack_traces(path: Path) -> None:
+    """Drop the source locations the exporter records on each node: they name lines of this file, so any edit to
+    it changed the model's checksum although its weights and graph were the same."""
+    import onnx
+
+    model = onnx.load(str(path))
+    for node in model.graph.node:
+        del node.metadata_props[:]
+    onnx.save(model, str(path))
 
 
 def quantize(fp32: Path, int8: Path) -> Path:
