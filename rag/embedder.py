@@ -185,7 +185,7 @@ def load_embedder(setting: str, cache_dir: Path, batch_size: int = 1, precision:
     model_dir = resolve_model_dir(setting)
     key = hashlib.sha256(str(model_dir.resolve()).encode()).hexdigest()[:12]
     onnx_path = cache_dir / f"{model_dir.name}-{key}" / "model.onnx"
-    if not onnx_path.exists() or (precision == "int8" and not all(f.exists() for f in int8_files(onnx_path))):
+    if not onnx_path.exists() or (precision == "int8" and not int8_made(onnx_path)):
         in_child_process(prepare, model_dir, onnx_path, precision)
     if precision == "int8":
         quantised = quantise(model_dir, onnx_path)
@@ -277,11 +277,16 @@ def int8_files(fp32: Path) -> tuple[Path, Path]:
     return fp32.with_name("model-int8.onnx"), fp32.with_name("model-int8.json")
 
 
+def int8_made(fp32: Path) -> bool:
+    """Whether quantising has finished: both int8_files exist."""
+    return all(path.exists() for path in int8_files(fp32))
+
+
 def quantise(model_dir: Path, fp32: Path) -> Path | None:
     """The int8 model beside the fp32 one (made once, with its agreement recorded in model-int8.json); None, with
     a warning, when its vectors do not agree with fp32's."""
     int8, record = int8_files(fp32)
-    if not int8.exists() or not record.exists():
+    if not int8_made(fp32):
         tmp = int8.with_name("model-int8.tmp.onnx")
         root = logging.getLogger()
         level, handlers = root.level, root.handlers[:]
