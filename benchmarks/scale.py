@@ -157,7 +157,7 @@ def side_by_side(work: Path, models: Path) -> None:
     """The same 1,000 abstracts: this tool (default and fp32 embeddings) and a plain loop a user would write."""
     thousand = write_jsonl(work / "thousand.jsonl", read_jsonl(PUBMED)[:1000])
     seconds = {}
-    before = {"RAG_EMBEDDING_PRECISION": "fp32", "RAG_EMBED_BATCH_SIZE": "32"}  # the path as the issue found it
+    before = {"RAG_EMBEDDING_PRECISION": "fp32", "RAG_EMBED_BATCH_SIZE": "32", "RAG_EMBED_WORKERS": "1"}  # as found
     for name, extra in (("default", {}), ("fp32", before)):
         seconds[name] = run(["ingest", str(thousand)], environment(work / f"side-{name}", models, **extra))[0]
     script = work / "plain_loop.py"

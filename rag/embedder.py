@@ -116,9 +116,12 @@ def resolve_model_dir(setting: str) -> Path:
 
 class Embedder:
     """A sentence-transformers model run with ONNX Runtime; embeds `batch_size` texts per run (see
-    RAG_EMBED_BATCH_SIZE: one at a time is the fastest on a CPU)."""
+    RAG_EMBED_BATCH_SIZE: one at a time is the fastest on a CPU), on `workers` sessions at once (see
+    RAG_EMBED_WORKERS: 0 is one per core this process may use)."""
 
-    def __init__(self, model_dir: Path, onnx_path: Path, batch_size: int = 1, precision: Precision = "fp32") -> None:
+    def __init__(
+        self, model_dir: Path, onnx_path: Path, batch_size: int = 1, precision: Precision = "fp32", workers: int = 0
+    ) -> None:
         import onnxruntime as ort
 
         config = _st_config(model_dir)
@@ -127,26 +130,44 @@ class Embedder:
         self.pooling = config["pooling"]
         self.normalize = config["normalize"]
         self.tokenizer = _tokenizer(model_dir, config["max_length"])
+        cores = len(os.sched_getaffinity(0))  # the cores this process may use, not the machine's
+        count = workers or cores
         options = ort.SessionOptions()
-        options.intra_op_num_threads = len(os.sched_getaffinity(0))  # the cores this process may use
+        options.intra_op_num_threads = max(1, cores // count)
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
-        self.input_names = [i.name for i in self.session.get_inputs()]
+        self.sessions = [
+            ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"]) for _ in range(count)
+        ]
+        self.input_names = [i.name for i in self.sessions[0].get_inputs()]
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """One vector per text, in order. The texts are shared out among the sessions, which run at once (ONNX
+        Runtime lets go of the GIL): on small inputs, one single-threaded session per core does about 1.4x the work
+        of one session spread over all cores."""
         import numpy as np
 
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        # Sort by length so each batch pads little; restore the order at the end.
+        # Sorted by length, so that a run of several texts pads little, and dealt out so each session gets a fair share.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out: list[np.ndarray] = []
-        for start in range(0, len(order), self.batch_size):
-            out.append(self._embed_batch([texts[i] for i in order[start : start + self.batch_size]]))
-        vectors = np.concatenate(out)
-        result = np.empty_like(vectors)
-        result[order] = vectors
+        shares = [share for share in (order[w :: len(self.sessions)] for w in range(len(self.sessions))) if share]
+        if len(shares) == 1:
+            parts = [self._embed_share(self.sessions[0], [texts[i] for i in shares[0]])]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(len(shares)) as pool:
+                parts = list(pool.map(self._embed_share, self.sessions, [[texts[i] for i in s] for s in shares]))
+        result = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
+        for share, vectors in zip(shares, parts, strict=True):
+            result[share] = vectors
         return result
+
+    def _embed_share(self, session, texts: list[str]) -> np.ndarray:  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        step = self.batch_size
+        return np.concatenate([self._embed_batch(session, texts[i : i + step]) for i in range(0, len(texts), step)])
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()
@@ -164,11 +185,11 @@ class Embedder:
             feeds["token_type_ids"][row, : len(e.ids)] = e.type_ids
         return feeds
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+    def _embed_batch(self, session, texts: list[str]) -> np.ndarray:  # type: ignore[no-untyped-def]
         import numpy as np
 
         feeds = self.tokenize_padded(self.tokenizer, texts)
-        hidden = self.session.run(None, {name: feeds[name] for name in self.input_names})[0]
+        hidden = session.run(None, {name: feeds[name] for name in self.input_names})[0]
         if self.pooling == "cls":
             pooled = hidden[:, 0]
         else:
@@ -179,7 +200,9 @@ class Embedder:
         return pooled.astype(np.float32)
 
 
-def load_embedder(setting: str, cache_dir: Path, batch_size: int = 1, precision: Precision = "fp32") -> Embedder:
+def load_embedder(
+    setting: str, cache_dir: Path, batch_size: int = 1, precision: Precision = "fp32", workers: int = 0
+) -> Embedder:
     """The embedder for a setting, exporting the model to ONNX into cache_dir the first time (and quantising it,
     for int8). An int8 model that does not agree with fp32 is not used: the embedder is then fp32."""
     model_dir = resolve_model_dir(setting)
@@ -190,8 +213,8 @@ def load_embedder(setting: str, cache_dir: Path, batch_size: int = 1, precision:
     if precision == "int8":
         quantised = quantise(model_dir, onnx_path)
         if quantised is not None:
-            return Embedder(model_dir, quantised, batch_size, "int8")
-    return Embedder(model_dir, onnx_path, batch_size)
+            return Embedder(model_dir, quantised, batch_size, "int8", workers)
+    return Embedder(model_dir, onnx_path, batch_size, workers=workers)
 
 
 class RemoteEmbedder:
@@ -245,7 +268,8 @@ def embedder_for(settings: Settings, recorded: str | None) -> AnyEmbedder:
         return RemoteEmbedder(settings.embedding_base_url, settings.embedding_api_model, settings.embedding_api_key,
                               settings.embedding_api_batch_size, settings.llm_timeout_s)  # fmt: skip
     precision = choose_precision(settings.embedding_precision, recorded)
-    embedder = load_embedder(settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size, precision)
+    embedder = load_embedder(settings.embedding_model, settings.model_cache_dir, settings.embed_batch_size, precision,
+                             settings.embed_workers)  # fmt: skip
     if recorded and embedder.precision != recorded:
         raise BadInput(f"the index was built with {recorded} embeddings, which this machine cannot reproduce: "
                        "re-ingest into a new data directory")  # fmt: skip

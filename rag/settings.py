@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     embedding_precision: PrecisionSetting = Field("auto", validation_alias=_env("RAG_EMBEDDING_PRECISION"))
     model_cache: Path | None = Field(None, validation_alias=_env("RAG_MODEL_CACHE"))
     embed_batch_size: int = Field(1, ge=1, validation_alias=_env("RAG_EMBED_BATCH_SIZE"))
+    embed_workers: int = Field(0, ge=0, validation_alias=_env("RAG_EMBED_WORKERS"))
     max_abstract_chars: int = Field(100_000, ge=100, validation_alias=_env("RAG_MAX_ABSTRACT_CHARS"))
     embedding_base_url: str | None = Field(None, validation_alias=_env("RAG_EMBEDDING_BASE_URL"))
     embedding_api_model: str = Field("all-MiniLM-L6-v2", validation_alias=_env("RAG_EMBEDDING_API_MODEL"))

@@ -40,6 +40,15 @@ def test_batching_keeps_the_input_order(model_cache: Path) -> None:
     assert together[0] @ together[1] < 0.9  # different texts, different vectors
 
 
+def test_sessions_running_at_once_keep_the_input_order(model_cache: Path) -> None:
+    texts = [f"{text} ({n})" for n in range(3) for text in TEXTS]  # shared out unevenly among three sessions
+    shared = load_embedder("", model_cache, workers=3)
+    assert len(shared.sessions) == 3
+    alone = load_embedder("", model_cache, workers=1)
+    expected = np.stack([alone.embed([t])[0] for t in texts])
+    assert np.abs(shared.embed(texts) - expected).max() < 1e-5
+
+
 def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache: Path, tmp_path: Path) -> None:
     import shutil
     import warnings
