@@ -24,13 +24,15 @@ import logging
 import os
 import shutil
 import warnings
+from contextlib import contextmanager
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from rag.errors import BadInput
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     import numpy as np
 
@@ -117,28 +119,43 @@ def resolve_model_dir(setting: str) -> Path:
 class Embedder:
     """A sentence-transformers model run with ONNX Runtime; embeds `batch_size` texts per run (see
     RAG_EMBED_BATCH_SIZE: one at a time is the fastest on a CPU), on `workers` sessions at once (see
-    RAG_EMBED_WORKERS: 0 is one per core this process may use)."""
+    RAG_EMBED_WORKERS: 0 is one per core this process may use), each on `threads` threads (default: the cores
+    shared out among the sessions). The sessions are made on first use."""
 
     def __init__(
-        self, model_dir: Path, onnx_path: Path, batch_size: int = 1, precision: Precision = "fp32", workers: int = 0
+        self,
+        model_dir: Path,
+        onnx_path: Path,
+        batch_size: int = 1,
+        precision: Precision = "fp32",
+        workers: int = 0,
+        threads: int = 0,
     ) -> None:
-        import onnxruntime as ort
-
         config = _st_config(model_dir)
+        self.model_dir = model_dir
+        self.onnx_path = onnx_path
         self.precision = precision
         self.batch_size = batch_size
         self.pooling = config["pooling"]
         self.normalize = config["normalize"]
         self.tokenizer = _tokenizer(model_dir, config["max_length"])
         cores = len(os.sched_getaffinity(0))  # the cores this process may use, not the machine's
-        count = workers or cores
+        self.workers = workers or cores
+        self.threads = threads or max(1, cores // self.workers)
+
+    @cached_property
+    def sessions(self) -> list:
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, cores // count)
+        options.intra_op_num_threads = self.threads
         options.log_severity_level = 3
-        self.sessions = [
-            ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"]) for _ in range(count)
-        ]
-        self.input_names = [i.name for i in self.sessions[0].get_inputs()]
+        path = str(self.onnx_path)
+        return [ort.InferenceSession(path, options, providers=["CPUExecutionProvider"]) for _ in range(self.workers)]
+
+    @cached_property
+    def input_names(self) -> list[str]:
+        return [i.name for i in self.sessions[0].get_inputs()]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """One vector per text, in order. The texts are shared out among the sessions, which run at once (ONNX
@@ -148,20 +165,14 @@ class Embedder:
 
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        # Sorted by length, so that a run of several texts pads little, and dealt out so each session gets a fair share.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        shares = [share for share in (order[w :: len(self.sessions)] for w in range(len(self.sessions))) if share]
+        shares = deal(texts, len(self.sessions))
         if len(shares) == 1:
-            parts = [self._embed_share(self.sessions[0], [texts[i] for i in shares[0]])]
-        else:
-            from concurrent.futures import ThreadPoolExecutor
+            return gather(shares, [self._embed_share(self.sessions[0], [texts[i] for i in shares[0]])])
+        from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(len(shares)) as pool:
-                parts = list(pool.map(self._embed_share, self.sessions, [[texts[i] for i in s] for s in shares]))
-        result = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
-        for share, vectors in zip(shares, parts, strict=True):
-            result[share] = vectors
-        return result
+        with ThreadPoolExecutor(len(shares)) as pool:
+            parts = pool.map(self._embed_share, self.sessions, [[texts[i] for i in share] for share in shares])
+            return gather(shares, list(parts))
 
     def _embed_share(self, session, texts: list[str]) -> np.ndarray:  # type: ignore[no-untyped-def]
         import numpy as np
@@ -198,6 +209,75 @@ class Embedder:
         if self.normalize:
             pooled = pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return pooled.astype(np.float32)
+
+
+def deal(texts: list[str], ways: int) -> list[list[int]]:
+    """The texts' indices shared out `ways` ways (fewer when there are fewer texts), each share sorted by length so
+    that a run of several texts pads little, and the shares alike in length."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    return [share for share in (order[w::ways] for w in range(ways)) if share]
+
+
+def gather(shares: list[list[int]], parts: list[np.ndarray]) -> np.ndarray:
+    """The vectors of each share (as dealt by `deal`) put back in the texts' order."""
+    import numpy as np
+
+    result = np.empty((sum(map(len, shares)), parts[0].shape[1]), dtype=np.float32)
+    for share, vectors in zip(shares, parts, strict=True):
+        result[share] = vectors
+    return result
+
+
+POOL_MIN_PAPERS = 500  # an ingest of fewer papers embeds in this process: starting the workers would cost more
+
+
+@contextmanager
+def embedding_pipeline(embedder: AnyEmbedder, papers: int) -> Iterator[Callable[[list[str]], Callable[[], np.ndarray]]]:
+    """A function that starts embedding texts and returns one that waits for their vectors. For a long ingest with
+    the local model on several cores, the embedding runs in worker processes, one single-threaded copy of the
+    model per core: it then goes on while this process writes to Chroma, whose writes hold the GIL (embedding
+    threads here would wait for them). Otherwise the texts are embedded here, at once."""
+    if not isinstance(embedder, Embedder) or embedder.workers < 2 or papers < POOL_MIN_PAPERS:
+
+        def at_once(texts: list[str]) -> Callable[[], np.ndarray]:
+            vectors = embedder.embed(texts)
+            return lambda: vectors
+
+        yield at_once
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    recipe = (embedder.model_dir, embedder.onnx_path, embedder.batch_size, embedder.precision)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(embedder.workers, mp_context=context, initializer=ignore_interrupts) as pool:
+
+        def start(texts: list[str]) -> Callable[[], np.ndarray]:
+            shares = deal(texts, embedder.workers)
+            futures = [pool.submit(embed_in_worker, *recipe, [texts[i] for i in share]) for share in shares]
+            return lambda: gather(shares, [future.result() for future in futures])
+
+        try:
+            yield start
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+
+def ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the ingest, which stops them (rather than each printing a traceback)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@cache
+def worker_embedder(model_dir: Path, onnx_path: Path, batch_size: int, precision: Precision) -> Embedder:
+    """A worker process's one single-threaded copy of the model, loaded with its first texts."""
+    return Embedder(model_dir, onnx_path, batch_size, precision, workers=1, threads=1)
+
+
+def embed_in_worker(model_dir: Path, onnx_path: Path, batch_size: int, precision: Precision, texts: list[str]):  # type: ignore[no-untyped-def]
+    return worker_embedder(model_dir, onnx_path, batch_size, precision).embed(texts)
 
 
 def load_embedder(

@@ -205,32 +205,47 @@ def _write(
 ) -> list[Row] | None:  # fmt: skip
     """Embed and store the pending papers batch by batch; returns the new chunks as keyword-index rows (None when
     not collected, or more than `limit`)."""
-    from llama_index.core.schema import MetadataMode
-
-    from rag.embedder import embedder_for
+    from rag.embedder import embedder_for, embedding_pipeline
 
     embedder = embedder_for(settings, store.index_precision(collection))
     store.record_precision(collection, embedder.precision)
     vectors = store.vector_store(collection)
     done, total = 0, len(pending)
-    for batch in _batches(pending, settings):
-        nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks)]
-        texts = [node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes]
-        for node, embedding in zip(nodes, embedder.embed(texts), strict=True):
-            node.embedding = embedding.tolist()
-        replaced = [paper.doc_id for paper, _, had_old, _ in batch if had_old]
-        store.delete_docs(collection, replaced)
-        vectors.add(nodes)
-        report.chunks_written += len(nodes)
-        if rows is not None:
-            rows += [(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes]
-            rows = rows if len(rows) <= limit else None
-        done += len(batch)
-        if done // TRIM_EVERY > (done - len(batch)) // TRIM_EVERY:
-            release_freed_memory()  # the written papers' memory, so that it does not add to the collection's
-        if progress:
-            progress(done, total)
+    with embedding_pipeline(embedder, total) as start:
+        for batch, nodes in _embedded(_batches(pending, settings), start):
+            store.delete_docs(collection, [paper.doc_id for paper, _, had_old, _ in batch if had_old])
+            vectors.add(nodes)
+            report.chunks_written += len(nodes)
+            if rows is not None:
+                rows += [(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes]
+                rows = rows if len(rows) <= limit else None
+            done += len(batch)
+            if done // TRIM_EVERY > (done - len(batch)) // TRIM_EVERY:
+                release_freed_memory()  # the written papers' memory, so that it does not add to the collection's
+            if progress:
+                progress(done, total)
     return rows
+
+
+def _embedded(batches: Iterator[list], start: Callable) -> Iterator[tuple[list, list[TextNode]]]:
+    """Each batch with its nodes, their vectors set. The next batch's embedding is started before a batch is given
+    back, so that it goes on while the batch is written (see embedding_pipeline); at most two are in hand."""
+    from llama_index.core.schema import MetadataMode
+
+    started: deque = deque()
+    for batch in batches:
+        nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks)]
+        started.append((batch, nodes, start([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])))
+        if len(started) > 1:
+            yield _with_vectors(*started.popleft())
+    while started:
+        yield _with_vectors(*started.popleft())
+
+
+def _with_vectors(batch: list, nodes: list[TextNode], wait: Callable) -> tuple[list, list[TextNode]]:
+    for node, vector in zip(nodes, wait(), strict=True):
+        node.embedding = vector.tolist()
+    return batch, nodes
 
 
 def paper_id(node: TextNode) -> str:

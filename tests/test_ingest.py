@@ -31,6 +31,18 @@ def expected_chunk_ids(paths, settings) -> set[str]:
     }
 
 
+def child_commands(pid: int) -> list[bytes]:
+    """The command lines of a process's children (the resource tracker's left out)."""
+    commands = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                commands.append((stat.parent / "cmdline").read_bytes())
+        except (OSError, IndexError, ValueError):  # the process ended meanwhile
+            continue
+    return [command for command in commands if b"resource_tracker" not in command]
+
+
 def stored_ids(settings) -> list[str]:
     collection = store.open_collection(settings, create=False)
     return list(collection.get(include=[])["ids"]) if collection else []
@@ -130,6 +142,38 @@ def test_killed_ingest_is_completed_by_the_next_run(cli_env, tmp_path: Path) -> 
     assert len(final) == len(set(final)) == len(expected)
     assert set(final) == expected
     assert read_manifest(settings.keyword_dir)["chunks"] == len(expected)
+
+
+@pytest.mark.slow
+def test_a_long_ingest_embeds_in_worker_processes_and_stores_the_same_vectors(cli_env, tmp_path: Path) -> None:
+    """From POOL_MIN_PAPERS papers on, `rag ingest` embeds in worker processes (one per core) while it writes: the
+    workers must really run, and every chunk must get the vector the embedder of this process gives it."""
+    import time
+
+    import numpy as np
+
+    from rag.embedder import POOL_MIN_PAPERS, embedder_for
+
+    lines = PUBMED.read_text().splitlines()[:POOL_MIN_PAPERS]
+    corpus = write_jsonl(tmp_path / "long.jsonl", [json.loads(line) for line in lines])
+    env = {**cli_env, "RAG_EMBED_WORKERS": "2"}
+    log = tmp_path / "ingest.log"
+    with log.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ingest", str(corpus)], env=env, cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=stderr)  # fmt: skip
+    workers = 0
+    while proc.poll() is None:
+        workers = max(workers, sum(b"spawn_main" in command for command in child_commands(proc.pid)))
+        time.sleep(0.2)
+    assert proc.returncode == 0, log.read_text()
+    assert workers == 2
+
+    settings = Settings(_env_file=None, data_dir=Path(env["RAG_DATA_DIR"]), model_cache=Path(env["RAG_MODEL_CACHE"]))
+    collection = store.open_collection(settings, create=False)
+    stored = collection.get(include=["embeddings", "documents"])
+    assert set(stored["ids"]) == expected_chunk_ids([corpus], settings)
+    here = embedder_for(settings, store.index_precision(collection)).embed(stored["documents"])  # no titles here
+    assert np.abs(np.asarray(stored["embeddings"]) - here).max() < 1e-4
 
 
 @pytest.mark.slow
