@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import time
+from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 MANIFEST = "manifest.json"
-ROWS = "chunks.json"
+ROWS = "chunks.json"  # the delta segment's rows (ids, texts, metadata): it is indexed again with the next ones
+IDS, VENUES, YEARS = "chunk_ids.npy", "venues.npy", "years.npy"  # per chunk, in index order (fast to load)
+DAMAGED = (OSError, ValueError, KeyError, TypeError, AttributeError)  # what reading damaged segment files raises
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
@@ -61,32 +64,35 @@ class Segment:
         words are weighted by their rarity in both segments, so that scores compare with the main segment's, and
         the texts are kept (the delta is indexed again with the next rows)."""
         import bm25s
+        import numpy as np
         from bm25s.tokenization import Tokenized
 
         chunk_ids: list[str] = []
         metas: list[dict[str, Any]] = []
-        ids: list[list[int]] = []  # each chunk's words as vocabulary ids
+        ids: list[array[int]] = []  # each chunk's words as vocabulary ids (4 bytes each, not a list's 8)
         vocab: dict[str, int] = {}
         texts: list[str] = []
         remaining = iter(rows)
         while piece := list(islice(remaining, slice_rows)):
             chunk_ids += [cid for cid, _, _ in piece]
-            metas += [{k: meta.get(k) for k in ("doc_id", "venue", "year", "title")} for _, _, meta in piece]
+            metas += [{k: meta.get(k) for k in ("doc_id", "venue", "year")} for _, _, meta in piece]
             words = tokenize([text for _, text, _ in piece])
-            ids += [[vocab.setdefault(word, len(vocab)) for word in chunk] for chunk in words]
+            ids += [array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words]
             if main is not None:
                 texts += [text for _, text, _ in piece]
         folder.mkdir(parents=True)
         if ids:
             bm25 = bm25s.BM25()
-            bm25.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
+            bm25._np_csc = lean_csc  # type: ignore[method-assign]  # bm25s's hook for its CSC builder
+            bm25.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)  # type: ignore[arg-type]
             if main is not None:
                 reweigh(bm25, main)
             bm25.save(str(folder), show_progress=False)
-        data: dict[str, Any] = {"chunk_ids": chunk_ids, "meta": metas}
+        np.save(folder / IDS, np.array(chunk_ids, dtype=str))
+        np.save(folder / VENUES, np.array([(m.get("venue") or "").lower() for m in metas], dtype=str))
+        np.save(folder / YEARS, np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32))
         if main is not None:
-            data["texts"] = texts
-        (folder / ROWS).write_text(json.dumps(data))
+            (folder / ROWS).write_text(json.dumps({"chunk_ids": chunk_ids, "meta": metas, "texts": texts}))
         return metas
 
     @classmethod
@@ -94,13 +100,17 @@ class Segment:
         import bm25s
         import numpy as np
 
-        rows = json.loads((folder / ROWS).read_text())
-        metas = rows["meta"]
+        if not (folder / IDS).exists():  # written before the arrays were: read the rows instead (slower)
+            rows = json.loads((folder / ROWS).read_text())
+            metas = rows["meta"]
+            venues = np.array([(m.get("venue") or "").lower() for m in metas], dtype=str)
+            years = np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32)
+            return cls(bm25s.BM25.load(str(folder), mmap=True), rows["chunk_ids"], venues, years)
         return cls(
             bm25=bm25s.BM25.load(str(folder), mmap=True),
-            chunk_ids=rows["chunk_ids"],
-            venues=np.array([(m.get("venue") or "").lower() for m in metas]),
-            years=np.array([int(m.get("year") or 0) for m in metas]),
+            chunk_ids=np.load(folder / IDS).tolist(),
+            venues=np.load(folder / VENUES),
+            years=np.load(folder / YEARS),
         )
 
     def frequency(self, word: str) -> int:
@@ -125,6 +135,17 @@ class Segment:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [(self.chunk_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+
+def lean_csc(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> tuple:
+    """bm25s's column-sorted (CSC) score arrays, built without its packed 64-bit sort keys and their temporaries
+    (a third of the peak memory of a large rebuild): the rows come in order, so a stable sort by column is enough."""
+    import numpy as np
+
+    order = np.argsort(cols, kind="stable")
+    indptr = np.zeros(shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols, minlength=shape[1]), out=indptr[1:])
+    return data[order], rows[order], indptr
 
 
 def reweigh(delta: bm25s.BM25, main: Segment) -> None:
@@ -169,18 +190,18 @@ class KeywordIndex:
         due instead (no main segment, or the delta would outgrow its limit)."""
         manifest = read_manifest(folder)
         try:
-            main = json.loads((folder / MAIN / ROWS).read_text())
+            main = Segment.load(folder / MAIN)
             old = json.loads((folder / DELTA / ROWS).read_text()) if (folder / DELTA).exists() else None
-        except (OSError, ValueError):
+        except DAMAGED:
             return None
         delta = list(zip(old["chunk_ids"], old["texts"], old["meta"], strict=True)) if old else []
-        if manifest is None or len(delta) + len(rows) > max(DELTA_MIN, DELTA_SHARE * len(main["chunk_ids"])):
+        if manifest is None or len(delta) + len(rows) > max(DELTA_MIN, DELTA_SHARE * len(main.chunk_ids)):
             return None
         tmp = _fresh(folder)
         (tmp / MAIN).mkdir(parents=True)
         for path in (folder / MAIN).iterdir():
             os.link(path, tmp / MAIN / path.name)
-        Segment.write(delta + rows, tmp / DELTA, main=Segment.load(folder / MAIN))
+        Segment.write(delta + rows, tmp / DELTA, main=main)
         added = paper_counts([{k: m.get(k) for k in ("doc_id", "venue", "year")} for _, _, m in rows])
         manifest = {
             "built": time.time_ns(),
@@ -201,7 +222,7 @@ class KeywordIndex:
             return None
         try:
             segments = [Segment.load(folder / name) for name in (MAIN, DELTA) if (folder / name).exists()]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # damaged files: rebuilt by the caller
+        except DAMAGED:  # rebuilt by the caller
             return None
         index = cls([s for s in segments if s.chunk_ids], manifest)
         return index if sum(len(s.chunk_ids) for s in segments) == manifest["chunks"] else None

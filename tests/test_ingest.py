@@ -281,9 +281,9 @@ def test_a_damaged_keyword_index_heals_and_stats_stay_true(make_settings, tmp_pa
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
     folder = settings.keyword_dir
-    (folder / "main" / "chunks.json").write_text("{garbled")
+    (folder / "main" / "chunk_ids.npy").write_text("{garbled")
     assert Library(settings).search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
-    for path in [p for p in (folder / "main").iterdir() if p.name != "chunks.json"]:
+    for path in [p for p in (folder / "main").iterdir() if p.name != "chunk_ids.npy"]:
         path.unlink()  # the BM25 files gone
     assert Library(settings).search("serum hCG immunoassays", 1, mode="keyword")[0].doc_id == "hcg"
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -396,13 +396,52 @@ def test_rebuild_starts_the_index_afresh_from_the_files(cli_env, make_settings, 
     assert sorted(stored_ids(settings)) == ["gnn::0", "sam::0"]
 
 
+def test_the_lean_score_matrix_is_the_one_bm25s_builds() -> None:
+    import bm25s
+    import numpy as np
+    from bm25s.tokenization import Tokenized
+
+    from rag.keyword_index import lean_csc
+
+    rng = np.random.default_rng(7)
+    corpus = [list(rng.integers(0, 300, rng.integers(1, 50))) for _ in range(2000)]
+    vocab = {f"w{i}": i for i in range(300)}
+    own, lean = bm25s.BM25(), bm25s.BM25()
+    lean._np_csc = lean_csc
+    for bm25 in (own, lean):
+        bm25.index(Tokenized(ids=corpus, vocab=dict(vocab)), show_progress=False)
+    for part in ("data", "indices", "indptr"):
+        assert np.array_equal(own.scores[part], lean.scores[part])
+
+
+def test_a_keyword_index_written_before_the_per_chunk_arrays_loads_without_a_rebuild(
+    make_settings, tmp_path: Path
+) -> None:
+    from rag.library import Library
+
+    settings = make_settings()
+    venues = ("ICML", "ICLR", "ICLR")
+    papers = [paper | {"venue": venue, "year": 2020} for paper, venue in zip(PAPERS, venues, strict=True)]
+    ingest([write_jsonl(tmp_path / "p.jsonl", papers)], settings)
+    main = settings.keyword_dir / "main"
+    rows = list(store.iter_chunks(store.open_collection(settings)))
+    (main / "chunks.json").write_text(json.dumps({"chunk_ids": [r[0] for r in rows], "meta": [r[2] for r in rows]}))
+    for name in ("chunk_ids.npy", "venues.npy", "years.npy"):
+        (main / name).unlink()
+    library = Library(settings)
+    assert [hit.doc_id for hit in library.search("minima networks", 3, venue="ICLR", mode="keyword")] == ["gnn"]
+    in_2020 = library.search("minima networks", 3, year=2020, mode="keyword")
+    assert sorted(hit.doc_id for hit in in_2020) == ["gnn", "sam"]
+    assert not (main / "chunk_ids.npy").exists()  # read as it was, not rebuilt
+
+
 def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_path: Path) -> None:
     from rag.keyword_index import DELTA_MIN, KeywordIndex
     from rag.library import Library
 
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
-    main = settings.keyword_dir / "main" / "chunks.json"
+    main = settings.keyword_dir / "main" / "chunk_ids.npy"
     inode = main.stat().st_ino
     library = Library(settings)
     assert library.search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
