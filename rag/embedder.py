@@ -276,7 +276,9 @@ def worker_embedder(model_dir: Path, onnx_path: Path, batch_size: int, precision
     return Embedder(model_dir, onnx_path, batch_size, precision, workers=1, threads=1)
 
 
-def embed_in_worker(model_dir: Path, onnx_path: Path, batch_size: int, precision: Precision, texts: list[str]):  # type: ignore[no-untyped-def]
+def embed_in_worker(
+    model_dir: Path, onnx_path: Path, batch_size: int, precision: Precision, texts: list[str]
+) -> np.ndarray:
     return worker_embedder(model_dir, onnx_path, batch_size, precision).embed(texts)
 
 
