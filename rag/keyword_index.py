@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 ROWS = "chunks.json"  # the delta segment's rows (ids, texts, metadata): it is indexed again with the next ones
 IDS, VENUES, YEARS = "chunk_ids.npy", "venues.npy", "years.npy"  # per chunk, in index order (fast to load)
+PAPER_FIELDS = ("doc_id", "venue", "year")  # the metadata a segment keeps per chunk (for filters and counts)
 DAMAGED = (OSError, ValueError, KeyError, TypeError, AttributeError)  # what reading damaged segment files raises
 
 
@@ -75,7 +76,7 @@ class Segment:
         remaining = iter(rows)
         while piece := list(islice(remaining, slice_rows)):
             chunk_ids += [cid for cid, _, _ in piece]
-            metas += [{k: meta.get(k) for k in ("doc_id", "venue", "year")} for _, _, meta in piece]
+            metas += [{k: meta.get(k) for k in PAPER_FIELDS} for _, _, meta in piece]
             words = tokenize([text for _, text, _ in piece])
             ids += [array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words]
             if main is not None:
@@ -89,8 +90,9 @@ class Segment:
                 reweigh(bm25, main)
             bm25.save(str(folder), show_progress=False)
         np.save(folder / IDS, np.array(chunk_ids, dtype=str))
-        np.save(folder / VENUES, np.array([(m.get("venue") or "").lower() for m in metas], dtype=str))
-        np.save(folder / YEARS, np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32))
+        venues, years = filter_arrays(metas)
+        np.save(folder / VENUES, venues)
+        np.save(folder / YEARS, years)
         if main is not None:
             (folder / ROWS).write_text(json.dumps({"chunk_ids": chunk_ids, "meta": metas, "texts": texts}))
         return metas
@@ -100,18 +102,11 @@ class Segment:
         import bm25s
         import numpy as np
 
+        bm25 = bm25s.BM25.load(str(folder), mmap=True)
         if not (folder / IDS).exists():  # written before the arrays were: read the rows instead (slower)
             rows = json.loads((folder / ROWS).read_text())
-            metas = rows["meta"]
-            venues = np.array([(m.get("venue") or "").lower() for m in metas], dtype=str)
-            years = np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32)
-            return cls(bm25s.BM25.load(str(folder), mmap=True), rows["chunk_ids"], venues, years)
-        return cls(
-            bm25=bm25s.BM25.load(str(folder), mmap=True),
-            chunk_ids=np.load(folder / IDS).tolist(),
-            venues=np.load(folder / VENUES),
-            years=np.load(folder / YEARS),
-        )
+            return cls(bm25, rows["chunk_ids"], *filter_arrays(rows["meta"]))
+        return cls(bm25, np.load(folder / IDS).tolist(), np.load(folder / VENUES), np.load(folder / YEARS))
 
     def frequency(self, word: str) -> int:
         """How many of this segment's chunks contain the word."""
@@ -135,6 +130,14 @@ class Segment:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [(self.chunk_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+
+def filter_arrays(metas: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each chunk's venue (lower-cased) and year (0 when unknown), as searches filter on them."""
+    import numpy as np
+
+    venues = np.array([(m.get("venue") or "").lower() for m in metas], dtype=str)
+    return venues, np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32)
 
 
 def lean_csc(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> tuple:
@@ -202,7 +205,7 @@ class KeywordIndex:
         for path in (folder / MAIN).iterdir():
             os.link(path, tmp / MAIN / path.name)
         Segment.write(delta + rows, tmp / DELTA, main=main)
-        added = paper_counts([{k: m.get(k) for k in ("doc_id", "venue", "year")} for _, _, m in rows])
+        added = paper_counts([{k: m.get(k) for k in PAPER_FIELDS} for _, _, m in rows])
         manifest = {
             "built": time.time_ns(),
             "chunks": manifest["chunks"] + len(rows),
