@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -34,7 +35,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def ui_url(tmp_path_factory, model_cache):
+def ui_server(tmp_path_factory, model_cache):
+    """A `rag ui` process on the seeds and three hostile abstracts: its URL and its log."""
     data = tmp_path_factory.mktemp("ui-data")
     settings = Settings(_env_file=None, data_dir=data, model_cache=model_cache)
     payload = write_jsonl(
@@ -67,9 +69,14 @@ def ui_url(tmp_path_factory, model_cache):
             proc.kill()
             pytest.fail(f"rag ui did not start: {(data / 'ui.log').read_text()[-2000:]}")
         time.sleep(0.5)
-    yield url
+    yield SimpleNamespace(url=url, log=data / "ui.log")
     proc.terminate()
     proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def ui_url(ui_server) -> str:
+    return ui_server.url
 
 
 @pytest.fixture(scope="module")
@@ -82,22 +89,35 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser, ui_url):
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
-    page = context.new_page()
-    page.dialogs = []
+def open_page(browser, log: Path | None, **context_options):  # type: ignore[no-untyped-def]
+    """A page in a fresh browser context; it records dialogs and knows the app's log file (None: this process)."""
+    page = browser.new_context(**context_options).new_page()
+    page.dialogs, page.ui_log = [], log
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(ui_url)
+    return page
+
+
+@pytest.fixture
+def page(browser, ui_server):
+    page = open_page(browser, ui_server.log, viewport={"width": 1400, "height": 950})
+    page.goto(ui_server.url)
     page.wait_for_selector("#corpus-line")
     yield page
-    context.close()
+    page.context.close()
 
 
 def ask(page, question: str, turn: int) -> str:
+    """Ask in the chat; the answer's text once its sources show (on failure, what the chat and the app's log said)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.fill("#question textarea", question)
     page.press("#question textarea", "Enter")
-    page.wait_for_selector(f"#sources details[id^='src-t{turn}-']", timeout=120_000)
+    try:
+        page.wait_for_selector(f"#sources details[id^='src-t{turn}-']", timeout=120_000)
+    except PlaywrightTimeout:
+        chat = page.inner_text("#chat") if page.locator("#chat").count() else "(no chat)"
+        log = page.ui_log.read_text()[-3000:] if page.ui_log else "(the app ran in this process: see the captured log)"
+        pytest.fail(f"turn {turn} got no sources.\nchat: {chat[-1500:]}\napp log: {log}")
     return page.locator("#chat [data-testid='bot']").last.inner_text()
 
 
@@ -153,12 +173,11 @@ def test_script_payload_renders_inert(page) -> None:
     assert page.locator("#sources script, #chat script, #sources img, #chat img[src=x]").count() == 0
 
 
-def test_two_sessions_keep_separate_histories(browser, ui_url) -> None:
+def test_two_sessions_keep_separate_histories(browser, ui_server) -> None:
     pages = []
     for _ in range(2):
-        context = browser.new_context()
-        pages.append(context.new_page())
-        pages[-1].goto(ui_url)
+        pages.append(open_page(browser, ui_server.log))
+        pages[-1].goto(ui_server.url)
         pages[-1].wait_for_selector("#corpus-line")
     ask(pages[0], "What is ESM-AA?", 1)
     ask(pages[1], "What is Jumanji?", 1)
@@ -203,9 +222,8 @@ def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_se
     app = build_app(Engine(seeds_settings, llm=llm, embedder=engine.library.embedder))
     port = free_port()
     app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    context = browser.new_context()
+    page = open_page(browser, None)
     try:
-        page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_selector("#corpus-line")
         answer = ask(page, "Can sharpness-aware minimization alone improve adversarial robustness?", 1)
@@ -213,16 +231,15 @@ def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_se
         note = page.inner_text("#verifier-note")
         assert "contradicted by [1]" in note and "SAM alone can improve adversarial robustness" in note
     finally:
-        context.close()
+        page.context.close()
         app.close()
 
 
-def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_url) -> None:
-    context = browser.new_context()
-    page = context.new_page()
+def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_server) -> None:
+    page = open_page(browser, ui_server.log)
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
-    page.goto(ui_url)
+    page.goto(ui_server.url)
     page.wait_for_selector("#corpus-line :text('abstracts')")
     shown = page.inner_text("#corpus-line").replace("\\", "")  # (a linkified URL keeps its escapes visible)
     assert "![v](http://leak.invalid/venue.png)" in shown  # the venue, shown as text
@@ -230,7 +247,7 @@ def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_url) -> No
     assert "LeakyNet" in answer
     assert not [url for url in requested if "leak.invalid" in url]
     assert page.locator("#chat img, #corpus-line img").count() == 0
-    context.close()
+    page.context.close()
 
 
 def test_markdown_in_answers_and_drafts_is_escaped() -> None:
