@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from rag import store
 from rag.chunker import chunk_paper
 from rag.errors import BadInput
-from rag.keyword_index import DELTA_MIN, DELTA_SHARE, KeywordIndex, Row, read_manifest
+from rag.keyword_index import DELTA_MIN, DELTA_SHARE, KeywordIndex, Row, SegmentBuilder, read_manifest
 from rag.loaders import LoadResult, Problem, load_corpus
 from rag.records import Chunk, Paper
 from rag.settings import Settings
@@ -95,9 +95,9 @@ def ingest(
         if rebuild:
             store.drop_collection(settings)
             shutil.rmtree(settings.keyword_dir, ignore_errors=True)
-        collection, report, new_rows = _store(loaded, settings, progress, sync)
-        release_freed_memory()  # what the papers took, before the keyword index reads the whole collection
-        _index_keywords(collection, settings, report, new_rows)
+        collection, report, new_chunks = _store(loaded, settings, progress, sync)
+        release_freed_memory()  # what the papers took, before the keyword index is built
+        _index_keywords(collection, settings, report, new_chunks)
         return report
 
 
@@ -111,15 +111,34 @@ def release_freed_memory() -> None:
         process.malloc_trim(0)
 
 
+@dataclass
+class NewChunks:
+    """What the keyword index takes of the chunks an ingest writes: the rows for its delta segment (while they stay
+    within `limit`), or, when the collection was empty before, every row tokenized as it is written, so that the
+    index is built without reading the collection back (93 of the 138 s of building it at 320,000 chunks)."""
+
+    delta: list[Row] | None = None
+    limit: int = 0
+    whole: SegmentBuilder | None = None
+
+    def add(self, rows: list[Row]) -> None:
+        if self.delta is not None:
+            self.delta += rows
+            self.delta = self.delta if len(self.delta) <= self.limit else None
+        if self.whole is not None:
+            self.whole.add(rows)
+
+
 def _store(
     loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool
-) -> tuple[Collection, IngestReport, list[Row] | None]:
+) -> tuple[Collection, IngestReport, NewChunks]:
     """Write the new and changed papers (and with `sync`, remove the others); returns the collection, the report
-    and the new chunks for the keyword index's delta (None when it must be rebuilt)."""
+    and the new chunks as the keyword index takes them."""
     report = IngestReport(problems=loaded.problems)
     collection = store.open_collection(settings)
     before = read_manifest(settings.keyword_dir)
-    keyword_in_step = before is not None and before["chunks"] == collection.count()
+    chunks_before = collection.count()
+    keyword_in_step = before is not None and before["chunks"] == chunks_before
     doc_ids = [p.doc_id for p in loaded.papers]
     stored = store.stored_docs(collection, doc_ids)
     # (paper, content hash, has old chunks); each paper leaves memory once written, as the collection grows
@@ -133,27 +152,32 @@ def _store(
             pending.append((paper, digest, old is not None))
     report.added = sum(1 for *_, had_old in pending if not had_old)
     report.updated = len(pending) - report.added
-    appendable = keyword_in_step and not report.updated
-    new_rows: list[Row] | None = [] if appendable else None  # the new chunks, for the keyword index's delta
+    if chunks_before == 0:
+        new_chunks = NewChunks(whole=SegmentBuilder())
+    elif keyword_in_step and not report.updated:
+        new_chunks = NewChunks(delta=[], limit=delta_limit(before))
+    else:
+        new_chunks = NewChunks()  # the keyword index is rebuilt from the collection
     if pending:
-        new_rows = _write(pending, collection, settings, report, progress, new_rows, delta_limit(before))
+        _write(pending, collection, settings, report, progress, new_chunks)
     if sync:
         keep = set(doc_ids)
         leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
         store.delete_docs(collection, leaving)
         report.removed = len(leaving)
-    return collection, report, new_rows
+    return collection, report, new_chunks
 
 
-def _index_keywords(
-    collection: Collection, settings: Settings, report: IngestReport, new_rows: list[Row] | None
-) -> None:
-    """Bring the keyword index in step with the collection: append the new chunks as a delta, or rebuild it."""
+def _index_keywords(collection: Collection, settings: Settings, report: IngestReport, new: NewChunks) -> None:
+    """Bring the keyword index in step with the collection: build it from the rows written into an empty
+    collection, append the new chunks as a delta, or rebuild it from the collection."""
     manifest = read_manifest(settings.keyword_dir)
     changed = report.added or report.updated or report.removed
-    if changed or manifest is None or manifest["chunks"] != collection.count():
-        appended = new_rows and not report.removed and KeywordIndex.append(new_rows, settings.keyword_dir)
-        if not appended:
+    chunks = collection.count()
+    if changed or manifest is None or manifest["chunks"] != chunks:
+        if new.whole is not None and len(new.whole) == chunks:
+            KeywordIndex.save(new.whole, settings.keyword_dir)
+        elif not (new.delta and not report.removed and KeywordIndex.append(new.delta, settings.keyword_dir)):
             rebuild_keyword_index(collection, settings)
 
 
@@ -200,11 +224,9 @@ def content_hash(paper: Paper, settings: Settings) -> str:
 
 
 def _write(
-    pending, collection, settings: Settings, report: IngestReport, progress: Progress | None,
-    rows: list[Row] | None, limit: int,
-) -> list[Row] | None:  # fmt: skip
-    """Embed and store the pending papers batch by batch; returns the new chunks as keyword-index rows (None when
-    not collected, or more than `limit`)."""
+    pending, collection, settings: Settings, report: IngestReport, progress: Progress | None, new: NewChunks
+) -> None:  # fmt: skip
+    """Embed and store the pending papers batch by batch, handing each batch's chunks to `new` once written."""
     from rag.embedder import embedder_for, embedding_pipeline
 
     embedder = embedder_for(settings, store.index_precision(collection))
@@ -216,15 +238,12 @@ def _write(
             store.delete_docs(collection, [paper.doc_id for paper, _, had_old, _ in batch if had_old])
             vectors.add(nodes)
             report.chunks_written += len(nodes)
-            if rows is not None:
-                rows += [(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes]
-                rows = rows if len(rows) <= limit else None
+            new.add([(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes])
             done += len(batch)
             if done // TRIM_EVERY > (done - len(batch)) // TRIM_EVERY:
                 release_freed_memory()  # the written papers' memory, so that it does not add to the collection's
             if progress:
                 progress(done, total)
-    return rows
 
 
 def _embedded(batches: Iterator[list], start: Callable) -> Iterator[tuple[list, list[TextNode]]]:

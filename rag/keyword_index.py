@@ -58,45 +58,6 @@ class Segment:
     venues: np.ndarray  # per chunk, lower-cased
     years: np.ndarray  # per chunk, 0 when unknown
 
-    @staticmethod
-    def write(rows: Iterable[Row], folder: Path, main: Segment | None = None, slice_rows: int = SLICE) -> list[dict]:
-        """Index rows into folder; returns their metadata. Rows are read and tokenized `slice_rows` at a time, so a
-        rebuild holds one slice's texts rather than the whole collection's. With `main` (for the delta segment),
-        words are weighted by their rarity in both segments, so that scores compare with the main segment's, and
-        the texts are kept (the delta is indexed again with the next rows)."""
-        import bm25s
-        import numpy as np
-        from bm25s.tokenization import Tokenized
-
-        chunk_ids: list[str] = []
-        metas: list[dict[str, Any]] = []
-        ids: list[array[int]] = []  # each chunk's words as vocabulary ids (4 bytes each, not a list's 8)
-        vocab: dict[str, int] = {}
-        texts: list[str] = []
-        remaining = iter(rows)
-        while piece := list(islice(remaining, slice_rows)):
-            chunk_ids += [cid for cid, _, _ in piece]
-            metas += [{k: meta.get(k) for k in PAPER_FIELDS} for _, _, meta in piece]
-            words = tokenize([text for _, text, _ in piece])
-            ids += [array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words]
-            if main is not None:
-                texts += [text for _, text, _ in piece]
-        folder.mkdir(parents=True)
-        if ids:
-            bm25 = bm25s.BM25()
-            bm25._np_csc = lean_csc  # type: ignore[method-assign]  # bm25s's hook for its CSC builder
-            bm25.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)  # type: ignore[arg-type]
-            if main is not None:
-                reweigh(bm25, main)
-            bm25.save(str(folder), show_progress=False)
-        np.save(folder / IDS, np.array(chunk_ids, dtype=str))
-        venues, years = filter_arrays(metas)
-        np.save(folder / VENUES, venues)
-        np.save(folder / YEARS, years)
-        if main is not None:
-            (folder / ROWS).write_text(json.dumps({"chunk_ids": chunk_ids, "meta": metas, "texts": texts}))
-        return metas
-
     @classmethod
     def load(cls, folder: Path) -> Segment:
         import bm25s
@@ -130,6 +91,65 @@ class Segment:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [(self.chunk_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+
+class SegmentBuilder:
+    """A segment's rows, tokenized as they are added: an ingest adds each batch it writes, so that the keyword
+    index of a new collection is built without reading every chunk back from Chroma. Only the words' ids, the chunk
+    ids and the filter fields are kept, not the texts (unless `keep_texts`, for the delta segment)."""
+
+    def __init__(self, keep_texts: bool = False) -> None:
+        self.chunk_ids: list[str] = []
+        self.metas: list[dict[str, Any]] = []
+        self.ids: list[array[int]] = []  # each chunk's words as vocabulary ids (4 bytes each, not a list's 8)
+        self.vocab: dict[str, int] = {}
+        self.texts: list[str] | None = [] if keep_texts else None
+
+    @classmethod
+    def of(cls, rows: Iterable[Row], keep_texts: bool = False, slice_rows: int = SLICE) -> SegmentBuilder:
+        """A builder given every row, read and tokenized `slice_rows` at a time: a rebuild then holds one slice's
+        texts rather than the whole collection's."""
+        builder, remaining = cls(keep_texts), iter(rows)
+        while piece := list(islice(remaining, slice_rows)):
+            builder.add(piece)
+        return builder
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+    def add(self, rows: list[Row]) -> None:
+        vocab = self.vocab
+        self.chunk_ids += [cid for cid, _, _ in rows]
+        self.metas += [{k: meta.get(k) for k in PAPER_FIELDS} for _, _, meta in rows]
+        words = tokenize([text for _, text, _ in rows])
+        self.ids += [array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words]
+        if self.texts is not None:
+            self.texts += [text for _, text, _ in rows]
+
+    def write(self, folder: Path, main: Segment | None = None) -> list[dict]:
+        """Index the rows into folder; returns their metadata. With `main` (for the delta segment), words are
+        weighted by their rarity in both segments, so that scores compare with the main segment's, and the texts
+        are kept (the delta is indexed again with the next rows)."""
+        import bm25s
+        import numpy as np
+        from bm25s.tokenization import Tokenized
+
+        folder.mkdir(parents=True)
+        if self.ids:
+            bm25 = bm25s.BM25()
+            bm25._np_csc = lean_csc  # type: ignore[method-assign]  # bm25s's hook for its CSC builder
+            bm25.index(Tokenized(ids=self.ids, vocab=self.vocab), show_progress=False)  # type: ignore[arg-type]
+            if main is not None:
+                reweigh(bm25, main)
+            bm25.save(str(folder), show_progress=False)
+        np.save(folder / IDS, np.array(self.chunk_ids, dtype=str))
+        venues, years = filter_arrays(self.metas)
+        np.save(folder / VENUES, venues)
+        np.save(folder / YEARS, years)
+        if main is not None:
+            rows = {"chunk_ids": self.chunk_ids, "meta": self.metas, "texts": self.texts}
+            (folder / ROWS).write_text(json.dumps(rows))
+        return self.metas
 
 
 def filter_arrays(metas: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -180,8 +200,13 @@ class KeywordIndex:
     @classmethod
     def build(cls, rows: Iterable[Row], folder: Path) -> dict[str, Any]:
         """Index every (chunk id, text, metadata) row into folder, replacing what was there; returns the manifest."""
+        return cls.save(SegmentBuilder.of(rows), folder)
+
+    @classmethod
+    def save(cls, builder: SegmentBuilder, folder: Path) -> dict[str, Any]:
+        """Write the rows a builder holds as the whole index, replacing what was in folder; returns the manifest."""
         tmp = _fresh(folder)
-        metas = Segment.write(rows, tmp / MAIN)
+        metas = builder.write(tmp / MAIN)
         manifest = _manifest(metas)
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
         _swap_into_place(tmp, folder)
@@ -204,7 +229,7 @@ class KeywordIndex:
         (tmp / MAIN).mkdir(parents=True)
         for path in (folder / MAIN).iterdir():
             os.link(path, tmp / MAIN / path.name)
-        Segment.write(delta + rows, tmp / DELTA, main=main)
+        SegmentBuilder.of(delta + rows, keep_texts=True).write(tmp / DELTA, main=main)
         added = paper_counts([{k: m.get(k) for k in PAPER_FIELDS} for _, _, m in rows])
         manifest = {
             "built": time.time_ns(),

@@ -57,6 +57,28 @@ def test_seeds_are_indexed_with_the_right_chunks(seeds_settings) -> None:
     assert manifest["venues"] == {"ICLR": 57, "ICML": 38}
 
 
+def test_a_first_ingest_builds_the_keyword_index_the_collection_would_give(seeds_settings, tmp_path: Path) -> None:
+    """Into an empty collection, the ingest tokenizes each batch as it writes it instead of reading every chunk
+    back at the end: the index must be the one a rebuild from the collection gives."""
+    from rag.keyword_index import KeywordIndex, tokenize
+
+    written = KeywordIndex.load(seeds_settings.keyword_dir)
+    assert written is not None and len(written.segments) == 1  # no delta
+    rebuilt_manifest = KeywordIndex.build(store.iter_chunks(store.open_collection(seeds_settings)), tmp_path / "kw")
+    rebuilt = KeywordIndex.load(tmp_path / "kw")
+    assert {k: v for k, v in written.manifest.items() if k != "built"} == {
+        k: v for k, v in rebuilt_manifest.items() if k != "built"
+    }
+    assert sorted(written.segments[0].chunk_ids) == sorted(rebuilt.segments[0].chunk_ids)
+    questions = ["adversarial robustness sharpness", "protein language model atom scale", "graph neural network"]
+    for words in tokenize(questions):
+        every = len(rebuilt.segments[0].chunk_ids)  # every chunk with a score (the order of ties may differ)
+        found = written.segments[0].search(words, every, None, None)
+        assert found and sorted((c, round(s, 5)) for c, s in found) == sorted(
+            (c, round(s, 5)) for c, s in rebuilt.segments[0].search(words, every, None, None)
+        )
+
+
 def test_reingest_adds_nothing(seeds_settings) -> None:
     before = stored_ids(seeds_settings)
     report = ingest([SEEDS], seeds_settings)
@@ -470,13 +492,13 @@ def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_
 def test_the_keyword_index_built_slice_by_slice_scores_as_one_built_at_once(tmp_path: Path) -> None:
     """A rebuild reads and tokenizes the collection a slice at a time (memory): the slices share one vocabulary,
     so every score is the same as when all rows are tokenized together."""
-    from rag.keyword_index import Segment, tokenize
+    from rag.keyword_index import Segment, SegmentBuilder, tokenize
 
     rows = [(f"{p['doc_id']}::0", p["abstract"], {"doc_id": p["doc_id"], "venue": p.get("venue")}) for p in PAPERS]
     rows += [(f"extra{i}::0", f"Graph networks variant {i} reduces oversmoothing.", {"doc_id": f"extra{i}"})
              for i in range(5)]  # fmt: skip
-    Segment.write(rows, tmp_path / "one", slice_rows=len(rows))
-    Segment.write(iter(rows), tmp_path / "sliced", slice_rows=2)
+    SegmentBuilder.of(rows, slice_rows=len(rows)).write(tmp_path / "one")
+    SegmentBuilder.of(iter(rows), slice_rows=2).write(tmp_path / "sliced")
     one, sliced = Segment.load(tmp_path / "one"), Segment.load(tmp_path / "sliced")
     assert one.chunk_ids == sliced.chunk_ids
     for words in tokenize(["oversmoothing graph networks", "sharpness adversarial robustness", "variant 3"]):
