@@ -104,7 +104,7 @@ def chunks_without_vectors(collection: Collection, progress: Progress | None = N
     split until the failing ids are found)."""
     total, missing, offset = collection.count(), [], 0
     while True:
-        ids = collection.get(include=[], limit=store.PAGE, offset=offset)["ids"]
+        ids = collection.get(include=[], limit=store.READ_PAGE, offset=offset)["ids"]
         if not ids:
             return missing
         missing += _without_vectors(collection, ids)

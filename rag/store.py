@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
 PAGE = 1000  # ids per get/delete call, well under Chroma's batch limit
+# Rows per paged read of ids and metadata: each page costs a fixed share plus its offset (listing the 100,400
+# papers of a 320,000-chunk index: 51 s in pages of 1,000, 30 s in pages of 5,000). Whole chunks are read in
+# pages of PAGE: in pages of 5,000, a keyword-index rebuild of that index peaked 450 MiB higher (one run).
+READ_PAGE = 5000
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,7 @@ def indexed_doc_ids(collection: Collection) -> set[str]:
     found: set[str] = set()
     offset = 0
     while True:
-        got = collection.get(include=["metadatas"], limit=PAGE, offset=offset)
+        got = collection.get(include=["metadatas"], limit=READ_PAGE, offset=offset)
         if not got["ids"]:
             return found
         found.update(str(meta["doc_id"]) for meta in got["metadatas"] or [])
@@ -205,7 +209,8 @@ def list_papers(collection: Collection) -> list[dict[str, Any]]:
     by page: one unpaged read of 100,000 first chunks exceeds SQLite's limit on query variables."""
     rows, offset = [], 0
     while True:
-        got = collection.get(where={"chunk_index": 0}, include=["documents", "metadatas"], limit=PAGE, offset=offset)
+        first_chunks = {"chunk_index": 0}
+        got = collection.get(where=first_chunks, include=["documents", "metadatas"], limit=READ_PAGE, offset=offset)
         if not got["ids"]:
             return sorted(rows, key=lambda r: r["doc_id"])
         offset += len(got["ids"])

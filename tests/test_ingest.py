@@ -79,6 +79,19 @@ def test_a_first_ingest_builds_the_keyword_index_the_collection_would_give(seeds
         )
 
 
+def test_paged_reads_give_every_chunk_and_paper_once(seeds_settings, monkeypatch) -> None:
+    """Reads page through the collection (1,000 or 5,000 rows at a time); pages of 7 exercise the paging on the
+    seeds."""
+    collection = store.open_collection(seeds_settings, create=False)
+    whole = stored_ids(seeds_settings)
+    monkeypatch.setattr(store, "PAGE", 7)
+    monkeypatch.setattr(store, "READ_PAGE", 7)
+    paged = [cid for cid, _, _ in store.iter_chunks(collection)]
+    assert len(paged) == len(whole) and set(paged) == set(whole)
+    papers = store.list_papers(collection)
+    assert len(papers) == 95 == len({p["doc_id"] for p in papers}) == len(store.indexed_doc_ids(collection))
+
+
 def test_reingest_adds_nothing(seeds_settings) -> None:
     before = stored_ids(seeds_settings)
     report = ingest([SEEDS], seeds_settings)
