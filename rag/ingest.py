@@ -7,7 +7,8 @@ Changed or partly written documents lose their old chunks right before the new o
 
 Papers leave the index with `remove` (`rag remove`) or by a sync (`rag ingest --sync`: afterwards the index holds
 exactly the papers of the files given). Deleting is one Chroma call per page of ids. The keyword index, derived
-from the collection, takes new papers' chunks as a delta; after changes or removals it is rebuilt, and also
+from the collection, is built from the written batches by an ingest into an empty index, and takes new papers'
+chunks as a delta; after changes or removals it is rebuilt from the collection, and also
 whenever its chunk count disagrees with the collection's, so a run killed between the two is healed by the next
 search or ingest.
 """

@@ -1,7 +1,8 @@
 """The keyword index: BM25 (bm25s) over the same chunks as the vector store, persisted beside it.
 
-An ingest that only adds papers appends their chunks to a small delta segment (seconds, whatever the size of the
-index); changes, removals and a delta grown past its limit rebuild it from the collection. Every write goes to a
+An ingest into an empty index builds it from the batches it writes (tokenized as they are written); an ingest that
+only adds papers appends their chunks to a small delta segment (seconds, whatever the size of the index); changes,
+removals and a delta grown past its limit rebuild it from the collection. Every write goes to a
 temporary folder that then replaces the old one, so a reader never sees half an index. Filters are applied per
 query as a bm25s weight mask; each segment scores with its own idf, which for a delta of at most a tenth of the
 index shifts scores slightly, not rankings much. The manifest (venues, years, counts) also answers `rag stats`.
