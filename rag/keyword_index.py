@@ -230,8 +230,8 @@ class KeywordIndex:
         (tmp / MAIN).mkdir(parents=True)
         for path in (folder / MAIN).iterdir():
             os.link(path, tmp / MAIN / path.name)
-        SegmentBuilder.of(delta + rows, keep_texts=True).write(tmp / DELTA, main=main)
-        added = paper_counts([{k: m.get(k) for k in PAPER_FIELDS} for _, _, m in rows])
+        metas = SegmentBuilder.of(delta + rows, keep_texts=True).write(tmp / DELTA, main=main)
+        added = paper_counts(metas[len(delta) :])  # the new rows' papers
         manifest = {
             "built": time.time_ns(),
             "chunks": manifest["chunks"] + len(rows),

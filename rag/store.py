@@ -207,9 +207,8 @@ def get_abstracts(collection: Collection, doc_ids: list[str]) -> dict[str, str]:
 def list_papers(collection: Collection) -> list[dict[str, Any]]:
     """One row per indexed abstract (from its first chunk): doc_id, venue, year, title and opening words. Read page
     by page: one unpaged read of 100,000 first chunks exceeds SQLite's limit on query variables."""
-    rows, offset = [], 0
+    rows, offset, first_chunks = [], 0, {"chunk_index": 0}
     while True:
-        first_chunks = {"chunk_index": 0}
         got = collection.get(where=first_chunks, include=["documents", "metadatas"], limit=READ_PAGE, offset=offset)
         if not got["ids"]:
             return sorted(rows, key=lambda r: r["doc_id"])
