@@ -100,3 +100,14 @@ def test_an_index_records_its_precision_and_a_mismatch_says_how_to_fix_it(make_s
     with pytest.raises(BadInput, match=f"built with {expected} embeddings.*RAG_EMBEDDING_PRECISION is {other}"):
         Library(settings.model_copy(update={"embedding_precision": other})).search("flat minima", 1)
     assert choose_precision("auto", "fp32") == "fp32" and choose_precision("int8", None) == "int8"
+
+
+def test_int8_is_chosen_on_cpus_that_multiply_8_bit_integers(tmp_path: Path) -> None:
+    """VNNI or AMX, and AVX2 alone (ONNX Runtime's int8 kernels use its 8-bit multiply-add: int8 ingested 1.3x
+    faster than fp32 on a 2-core AMD EPYC without VNNI); not a CPU with neither, nor one whose flags cannot be read."""
+    cpuinfo = tmp_path / "cpuinfo"
+    for flags, expected in (("fpu sse4_2 avx avx2 fma", True), ("fpu avx512f avx512_vnni", True),
+                            ("fpu amx_int8", True), ("fpu sse4_2 avx", False)):  # fmt: skip
+        cpuinfo.write_text(f"processor\t: 0\nflags\t\t: {flags}\n")
+        assert cpu_has_int8_dot(cpuinfo) is expected, flags
+    assert cpu_has_int8_dot(tmp_path / "missing") is False
