@@ -24,7 +24,7 @@ from rag.extractive import contributions, extractive_answer, extractive_summary,
 from rag.llm import LLM, LLMError, LLMs
 from rag.prompts import load_prompt
 from rag.records import Answer, Citation, SearchResult, VerifierReport
-from rag.relevance import Question, TopicFilter, gate_score
+from rag.relevance import Question, TopicFilter, entailment_reader, gate_score
 from rag.settings import Backend, Mode, Settings
 from rag.text import (
     check_question,
@@ -48,6 +48,7 @@ from rag.verifier import (
 
 if TYPE_CHECKING:
     from rag.library import Library
+    from rag.relevance import Reader
 
 Task = Literal["answer", "summary"]
 EventKind = Literal["token", "sentence", "note"]
@@ -308,7 +309,7 @@ class Pipeline:
         if not answerable:
             emit(Event("sentence", REFUSAL))
             return Answer(request.question, REFUSAL, True, [], request.backend, clock.done())
-        asked = Question(question, self.library.query_vector(question), terms)
+        asked = Question(question, self.library.query_vector(question), terms, self.reader_for(question))
         composer = Composer(Citations(sources), emit)
         note = None
         llm = self.llms.get(request.backend)
@@ -338,6 +339,11 @@ class Pipeline:
         results = self.library.search(question, self.settings.top_k)
         abstracts = self.library.abstracts([r.doc_id for r in results])
         return gate_score(question, self.library.question_terms(question), results, abstracts)
+
+    def reader_for(self, question: str) -> Reader | None:
+        """The verifier's cross-encoder as a reader of sentences for the question (none with RAG_VERIFIER=lexical)."""
+        judge = self.verifier.judge
+        return entailment_reader(judge.model, question) if isinstance(judge, ModelJudge) else None
 
     def sources_for(self, results: list[SearchResult]) -> list[Source]:
         abstracts = self.library.abstracts([r.doc_id for r in results])

@@ -33,11 +33,16 @@ def sentence_scores(source: Source, question: Question) -> np.ndarray:
     return question.relevance(source.sentences, source.vectors) + cues
 
 
+def answering_scores(source: Source, question: Question) -> np.ndarray:
+    """sentence_scores with the best few re-read by the question's reader: which sentence of the abstract answers."""
+    return question.reread(source.sentences, sentence_scores(source, question))
+
+
 def key_sentences(source: Source, question: Question, margin: float) -> list[int]:
-    """Indices, in abstract order, of the sentence most relevant to the question and of the most relevant one that
+    """Indices, in abstract order, of the sentence that best answers the question and of the best one that
     states the abstract's contribution ("we propose X", which names the method most questions are after) or gives
     what the question asks for (a name, a number), or failing that, the runner-up when it is within the margin."""
-    scores = sentence_scores(source, question)
+    scores = answering_scores(source, question)
     order = [int(i) for i in scores.argsort()[::-1]]
     picks = order[:1]
     sentences = source.sentences
@@ -71,7 +76,7 @@ def extractive_answer(
         scores = sentence_scores(source, question)
         near = question.margin(margin)
         if scores.max() >= near * best and question.coverage(source.abstract) >= near * coverage:
-            others.append((float(scores.max()), source.n, int(scores.argmax())))
+            others.append((float(scores.max()), source.n, int(answering_scores(source, question).argmax())))
     picks += [(n, i) for _, n, i in sorted(others, reverse=True)][: max(max_sentences - len(picks), 0)]
     by_n = {s.n: s for s in sources}
     return " ".join(f"{by_n[n].sentences[i].strip()} [{n}]" for n, i in picks)

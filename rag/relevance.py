@@ -6,6 +6,8 @@ Both add to the embedding similarity the question's term coverage: the share of 
 how rare they are in the index (BM25's idf), that the text contains. Rare words name what the question is about
 ("sharpness-aware", "CIFAR-10", "lithotripsy"); a neighbouring abstract that is merely similar misses them, and a
 question about something the index does not hold has words the index has never seen (the highest weight of all).
+Which sentence of an abstract answers is then settled by the verifier's cross-encoder, which re-reads the best few
+(`Question.reread`): the background and aim sentences that resemble a question most say nothing about it.
 benchmarks/refusal_gate.py measures the gate on labelled answerable and unanswerable questions.
 """
 
@@ -21,8 +23,11 @@ if TYPE_CHECKING:
 
     import numpy as np
 
+    from rag.entailment import EntailmentModel
     from rag.records import SearchResult
     from rag.verifier import Source
+
+    Reader = Callable[[list[str]], np.ndarray]  # sentences -> how strongly each speaks to the question, 0 to 1
 
 TERM_WEIGHT = 0.5  # weight of term coverage against the cosine similarity, in both scores
 COVERAGE_WEIGHT = 0.5  # gate: weight of the plain (unweighted) content-word coverage
@@ -56,6 +61,14 @@ CONTRIBUTION = re.compile(
 # relevance of any sentence of the abstracts it was shown: true but beside the point (background, a neighbouring
 # paper's finding).
 ANSWER_MARGIN = 0.5
+# Which of an abstract's sentences answers: the verifier's cross-encoder re-reads the few most relevant ones with the
+# question and adds READ_WEIGHT times its belief that the sentence says something about it (1 - P(not enough info)).
+# Background and aim sentences resemble the question most but say nothing about it. Only for questions that ask
+# for neither a quantity nor a name: those are chosen by what they ask for, and the model, trained on claims, read
+# them worse. Chosen on SciFact train and dev claims (their rationale sentences), the seeds questions and the
+# paraphrased PubMedQA tuning questions; benchmarks/sentence_choice.py measures it.
+READ_CANDIDATES = 4
+READ_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -135,17 +148,47 @@ def gate_score(question: str, terms: QuestionTerms, results: list[SearchResult],
     return dense + TERM_WEIGHT * weighted + COVERAGE_WEIGHT * plain
 
 
+def entailment_reader(model: EntailmentModel, question: str) -> Reader:
+    """A Reader for one question: 1 - the cross-encoder's probability that the sentence says nothing about it (0 for
+    a withheld, blank sentence). Each sentence is read once per question."""
+    import numpy as np
+
+    read: dict[str, float] = {"": 0.0}
+
+    def speaks_to(sentences: list[str]) -> np.ndarray:
+        new = [s for s in dict.fromkeys(sentences) if s not in read]
+        if new:
+            probabilities = model.probabilities([(s, question) for s in new])
+            read.update(zip(new, (1.0 - probabilities[:, 2]).tolist(), strict=True))
+        return np.array([read[s] for s in sentences])
+
+    return speaks_to
+
+
 @dataclass(frozen=True)
 class Question:
-    """A question as the steps that choose sentences see it: its text, its vector and its weighted words."""
+    """A question as the steps that choose sentences see it: its text, its vector, its weighted words and, when the
+    verifier has its cross-encoder, a reader of sentences."""
 
     text: str
     vector: np.ndarray
     terms: QuestionTerms
+    reader: Reader | None = None
 
     def relevance(self, sentences: list[str], vectors: np.ndarray) -> np.ndarray:
         """sentence_relevance of each sentence (`vectors`: their embeddings, row by row)."""
         return sentence_relevance(self.terms, sentences, vectors @ self.vector)
+
+    def reread(self, sentences: list[str], scores: np.ndarray) -> np.ndarray:
+        """The scores of one abstract's sentences with the READ_CANDIDATES best re-read by the reader, for a question
+        that asks for neither a quantity nor a name: for choosing which of them answers (comparisons between
+        abstracts keep the plain relevance)."""
+        if self.reader is None or self.terms.answer_type != "other":
+            return scores
+        best = scores.argsort()[::-1][:READ_CANDIDATES]
+        reread = scores.astype(float)
+        reread[best] += READ_WEIGHT * self.reader([sentences[i] for i in best])
+        return reread
 
     def gives_answer_type(self, sentence: str) -> bool:
         return self.terms.gives_answer_type(sentence)

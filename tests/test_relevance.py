@@ -9,12 +9,19 @@ from scripted import ScriptedLLM
 
 from rag.answerer import OFF_TOPIC
 from rag.engine import Engine
-from rag.relevance import question_terms
+from rag.extractive import key_sentences
+from rag.relevance import Question, entailment_reader, question_terms
+from rag.verifier import Source
 
 SAM_DOC = "000_c1913070b188e76b#5"
 SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
 SAM_FINDING = "We find that using SAM alone can improve adversarial robustness"
 SAM_CODE = "Code is available at https://github.com/weizeming/SAM_AT"  # verbatim, true, and beside the point
+QGOFT_DOC = "000_c1913070b188e76b#11"
+QGOFT_QUESTION = (
+    "How can Givens rotations reduce the number of parameters needed for orthogonal fine-tuning of pretrained models?"
+)
+QGOFT_ANSWER = "reducing parameter complexity from"
 IRL_PAPERS = {"000_c1913070b188e76b#10", "001_dbd7992a14932e83#16", "004_b162160cb3a036d7#10"}
 
 
@@ -42,6 +49,40 @@ def test_a_neighbouring_papers_tangential_sentence_is_left_out(engine: Engine) -
 def test_a_question_about_several_papers_cites_each_of_them(engine: Engine) -> None:
     answer = engine.ask("Which papers study inverse reinforcement learning?", "extractive")
     assert {c.doc_id for c in answer.citations} == IRL_PAPERS
+
+
+def test_the_sentence_that_answers_is_chosen_over_those_that_restate_the_question(engine: Engine) -> None:
+    # The abstract's "we proposed qGOFT to address the problems" and "we introduce flexible norm ..." resemble the
+    # question more than the sentence that says how the parameters are reduced; the cross-encoder's re-reading of
+    # the best few finds it.
+    answer = engine.ask(QGOFT_QUESTION, "extractive")
+    assert [c.doc_id for c in answer.citations] == [QGOFT_DOC]
+    assert QGOFT_ANSWER in answer.answer
+    library, pipeline = engine.library, engine.pipeline
+    source = Source(1, QGOFT_DOC, library.abstracts([QGOFT_DOC])[QGOFT_DOC])
+    pipeline.verifier.prepare([source])
+    vector, terms = library.query_vector(QGOFT_QUESTION), library.question_terms(QGOFT_QUESTION)
+    reread = key_sentences(source, Question(QGOFT_QUESTION, vector, terms, pipeline.reader_for(QGOFT_QUESTION)), 0.9)
+    plain = key_sentences(source, Question(QGOFT_QUESTION, vector, terms), 0.9)
+    assert any(QGOFT_ANSWER in source.sentences[i] for i in reread)
+    assert not any(QGOFT_ANSWER in source.sentences[i] for i in plain)  # the embedding and words alone miss it
+
+
+def test_the_reader_reads_each_sentence_once_per_question(engine: Engine) -> None:
+    model = engine.pipeline.verifier.judge.model
+    read_pairs: list[int] = []
+
+    class Counting:  # the real model, counting what it is given
+        def probabilities(self, pairs):  # type: ignore[no-untyped-def]
+            read_pairs.append(len(pairs))
+            return model.probabilities(pairs)
+
+    speaks_to = entailment_reader(Counting(), SAM_QUESTION)  # type: ignore[arg-type]
+    first = speaks_to([SAM_FINDING, SAM_CODE, ""])
+    again = speaks_to([SAM_CODE, SAM_FINDING])
+    assert read_pairs == [2]  # the blank (withheld) sentence is never read, the others once
+    assert first[0] > 0.5 > first[1] and first[2] == 0.0  # the finding speaks to the question; the code link not
+    assert again.tolist() == [first[1], first[0]]
 
 
 def test_what_a_question_asks_for() -> None:
