@@ -81,15 +81,23 @@ def choose(rows: list[dict]) -> float:
     return min(candidates, key=lambda t: (FALSE_REFUSAL_COST * mistakes(rows, t)[0] + mistakes(rows, t)[1], t))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_index_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pubmedqa-dir", type=Path, help="an index of eval/datasets/pubmedqa/corpus.jsonl")
     parser.add_argument("--seeds-dir", type=Path, help="an index of seeds/")
+
+
+def pubmedqa_and_seeds(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """Engines over the indexes the options name (each ingested into a temporary index when not given)."""
+    pubmedqa = engine_for(args.pubmedqa_dir, DATASETS / "pubmedqa" / "corpus.jsonl")
+    return pubmedqa, engine_for(args.seeds_dir, ROOT / "seeds")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_index_options(parser)
     parser.add_argument("--threshold", type=float, help="score this threshold instead of choosing one")
     args = parser.parse_args()
-    pubmedqa = engine_for(args.pubmedqa_dir, DATASETS / "pubmedqa" / "corpus.jsonl")
-    seeds = engine_for(args.seeds_dir, ROOT / "seeds")
-    data = rows(pubmedqa, seeds)
+    data = rows(*pubmedqa_and_seeds(args))
     tune = [r for r in data if r["part"] == "tune"]
     threshold = args.threshold if args.threshold is not None else choose(tune)
     print(f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold}\n")

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from answer_quality import contains
-from refusal_gate import DATASETS, ROOT, engine_for
+from refusal_gate import DATASETS, ROOT, add_index_options, engine_for, pubmedqa_and_seeds
 
 SCIFACT_SENTENCES = ROOT.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
 
@@ -73,12 +73,10 @@ def choices(engine, question: str, sentences: list[str], reread: bool) -> tuple[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pubmedqa-dir", type=Path, help="an index of eval/datasets/pubmedqa/corpus.jsonl")
-    parser.add_argument("--seeds-dir", type=Path, help="an index of seeds/")
+    add_index_options(parser)
     parser.add_argument("--scifact-dir", type=Path, help="an index of eval/datasets/scifact/corpus.jsonl")
     args = parser.parse_args()
-    pubmedqa = engine_for(args.pubmedqa_dir, DATASETS / "pubmedqa" / "corpus.jsonl")
-    seeds = engine_for(args.seeds_dir, ROOT / "seeds")
+    pubmedqa, seeds = pubmedqa_and_seeds(args)
     scifact = engine_for(args.scifact_dir, DATASETS / "scifact" / "corpus.jsonl")
     tuning, independent = DATASETS / "pubmedqa_tune", DATASETS / "pubmedqa_independent"
     sets = [
