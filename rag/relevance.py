@@ -150,17 +150,17 @@ def gate_score(question: str, terms: QuestionTerms, results: list[SearchResult],
 
 def entailment_reader(model: EntailmentModel, question: str) -> Reader:
     """A Reader for one question: 1 - the cross-encoder's probability that the sentence says nothing about it (0 for
-    a withheld, blank sentence). Each sentence is read once per question."""
+    a blank sentence: a withheld one, see Verifier.prepare). Each sentence is read once per question."""
     import numpy as np
 
-    read: dict[str, float] = {"": 0.0}
+    read: dict[str, float] = {}
 
     def speaks_to(sentences: list[str]) -> np.ndarray:
-        new = [s for s in dict.fromkeys(sentences) if s not in read]
+        new = [s for s in dict.fromkeys(sentences) if s.strip() and s not in read]
         if new:
             probabilities = model.probabilities([(s, question) for s in new])
             read.update(zip(new, (1.0 - probabilities[:, 2]).tolist(), strict=True))
-        return np.array([read[s] for s in sentences])
+        return np.array([read.get(s, 0.0) for s in sentences])
 
     return speaks_to
 

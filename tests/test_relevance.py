@@ -78,9 +78,10 @@ def test_the_reader_reads_each_sentence_once_per_question(engine: Engine) -> Non
             return model.probabilities(pairs)
 
     speaks_to = entailment_reader(Counting(), SAM_QUESTION)  # type: ignore[arg-type]
-    first = speaks_to([SAM_FINDING, SAM_CODE, ""])
+    withheld = " " * 40  # how the verifier blanks a sentence it withholds (an instruction to the assistant)
+    first = speaks_to([SAM_FINDING, SAM_CODE, withheld])
     again = speaks_to([SAM_CODE, SAM_FINDING])
-    assert read_pairs == [2]  # the blank (withheld) sentence is never read, the others once
+    assert read_pairs == [2]  # the blank sentence is never read, the others once
     assert first[0] > 0.5 > first[1] and first[2] == 0.0  # the finding speaks to the question; the code link not
     assert again.tolist() == [first[1], first[0]]
 
