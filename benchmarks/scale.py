@@ -32,6 +32,8 @@ from ingest_search import environment as shared_environment
 from ingest_search import percentile, run
 from ui_latency import free_port
 
+from rag.train_verifier import read_jsonl
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers that start real servers
 from conftest import wait_until_ready  # noqa: E402
@@ -45,10 +47,6 @@ VENUES = ["NeurIPS", "ICML", "ICLR", "Nature", "Science", "Cell", "Lancet", "NEJ
 def row(measure: str, value: str) -> None:
     """One line of the table, printed as soon as it is measured (a long run interrupted keeps what it measured)."""
     print(f"| {measure} | {value} |", flush=True)
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def real_abstracts() -> list[dict]:

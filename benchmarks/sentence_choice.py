@@ -16,18 +16,15 @@ weights. Without the directories, each corpus is ingested into a temporary index
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from answer_quality import contains
 from refusal_gate import DATASETS, ROOT, add_index_options, engine_for, pubmedqa_and_seeds
 
+from rag.train_verifier import read_jsonl
+
 SCIFACT_SENTENCES = ROOT.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def claim_rows() -> Iterator[tuple[str, str, list[str], set[int]]]:

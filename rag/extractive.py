@@ -76,7 +76,7 @@ def extractive_answer(
         scores = sentence_scores(source, question)
         near = question.margin(margin)
         if scores.max() >= near * best and question.coverage(source.abstract) >= near * coverage:
-            others.append((float(scores.max()), source.n, int(answering_scores(source, question).argmax())))
+            others.append((float(scores.max()), source.n, int(question.reread(source.sentences, scores).argmax())))
     picks += [(n, i) for _, n, i in sorted(others, reverse=True)][: max(max_sentences - len(picks), 0)]
     by_n = {s.n: s for s in sources}
     return " ".join(f"{by_n[n].sentences[i].strip()} [{n}]" for n, i in picks)
