@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--scifact-dir", type=Path, help="an index of eval/datasets/scifact/corpus.jsonl")
     args = parser.parse_args()
     if not SCIFACT_SENTENCES.exists():  # SciFact's own sentence split, which the rationale indices refer to
-        raise SystemExit(f"sentence_choice: needs the shared SciFact corpus at {SCIFACT_SENTENCES}")
+        parser.error(f"needs the shared SciFact corpus at {SCIFACT_SENTENCES}")  # exits with status 2
     pubmedqa, seeds = pubmedqa_and_seeds(args)
     scifact = engine_for(args.scifact_dir, DATASETS / "scifact" / "corpus.jsonl")
     tuning, independent = DATASETS / "pubmedqa_tune", DATASETS / "pubmedqa_independent"
