@@ -7,26 +7,71 @@ is still quotable from one chunk.
 
 from __future__ import annotations
 
+import sys
+import threading
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from rag.records import Chunk, Paper
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from nltk.tokenize.punkt import PunktTokenizer
+
+_LOADING = threading.Lock()
+
 
 @cache
-def _punkt():  # type: ignore[no-untyped-def]
-    """Punkt's English model from the copy llama-index ships, loaded without importing llama-index (seconds)."""
+def _punkt() -> PunktTokenizer:
+    """Punkt's English model from the copy llama-index ships, loaded without importing llama-index (seconds) and,
+    where possible, without nltk's package init: that init imports most of nltk (scipy.stats among it), about 2 s
+    of every cold `rag ask` and `rag ingest`, for one tokenizer."""
     import importlib.util
-
-    import nltk
-    from nltk.tokenize.punkt import PunktTokenizer
 
     spec = importlib.util.find_spec("llama_index.core")
     assert spec is not None and spec.submodule_search_locations, "llama-index-core is a dependency"
     data = Path(next(iter(spec.submodule_search_locations))) / "_static" / "nltk_cache"
+    with _LOADING:
+        if "nltk" not in sys.modules:
+            with _bare_nltk_packages():
+                try:
+                    return _english_punkt(data)
+                except ImportError:  # a future nltk's punkt needs the package init: import it in full below
+                    pass
+        return _english_punkt(data)
+
+
+def _english_punkt(data: Path) -> PunktTokenizer:
+    import nltk.data
+    from nltk.tokenize.punkt import PunktTokenizer
+
     if str(data) not in nltk.data.path:
         nltk.data.path.append(str(data))
     return PunktTokenizer("english")
+
+
+@contextmanager
+def _bare_nltk_packages() -> Iterator[None]:
+    """Empty stand-ins for the `nltk` and `nltk.tokenize` packages, so that their modules import without the
+    packages' init. They and every nltk module imported under them leave sys.modules afterwards (the objects made
+    meanwhile keep working), so a later `import nltk` anywhere gets the whole package."""
+    import importlib.util
+
+    root = importlib.util.find_spec("nltk")
+    assert root is not None and root.submodule_search_locations, "nltk is a dependency of llama-index-core"
+    folder = Path(next(iter(root.submodule_search_locations)))
+    for name, path in (("nltk", folder), ("nltk.tokenize", folder / "tokenize")):
+        package = sys.modules[name] = ModuleType(name)
+        package.__path__ = [str(path)]
+    try:
+        yield
+    finally:
+        for name in [m for m in sys.modules if m == "nltk" or m.startswith("nltk.")]:
+            del sys.modules[name]
 
 
 # Abbreviations after which Punkt's English model still ends a sentence; scientific prose is full of them.

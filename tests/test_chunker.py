@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 
 import pytest
 from conftest import SEEDS
@@ -55,3 +57,18 @@ def test_a_single_long_sentence_is_one_chunk() -> None:
     paper = Paper(doc_id="x", abstract="word " * 400 + "end.")
     (chunk,) = chunk_paper(paper, 200, 1)
     assert chunk.text == paper.abstract.strip() or chunk.text == paper.abstract
+
+
+def test_punkt_loads_without_all_of_nltk_and_leaves_nltk_whole() -> None:
+    """Splitting sentences must not import nltk's package init (scipy.stats and the rest: about 2 s of every cold
+    start), and a later `import nltk` must still get the whole package. In a fresh interpreter, as a cold start."""
+    code = (
+        "import sys\n"
+        "from rag.chunker import sentence_spans\n"
+        "print(sentence_spans('We compare e.g. SAM and AT. Dr. Smith agrees.'))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nltk', 'scipy')))\n"
+        "import nltk\n"
+        "print(callable(nltk.word_tokenize), 'nltk.chunk' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["[(0, 27), (28, 45)]", "[]", "True True"]
