@@ -41,11 +41,18 @@ def answering_scores(source: Source, question: Question) -> np.ndarray:
 def key_sentences(source: Source, question: Question, margin: float) -> list[int]:
     """Indices, in abstract order, of the sentence that best answers the question and of the best one that
     states the abstract's contribution ("we propose X", which names the method most questions are after) or gives
-    what the question asks for (a name, a number), or failing that, the runner-up when it is within the margin."""
+    what the question asks for (a name, a number), or failing that, the runner-up when it is within the margin.
+    A quantity question gets the two best sentences that state a number, those of the kind it asks for first (a
+    percentage for a share): the aim and background sentences that resemble it most state none."""
     scores = answering_scores(source, question)
     order = [int(i) for i in scores.argsort()[::-1]]
-    picks = order[:1]
     sentences = source.sentences
+    if question.terms.answer_type == "quantity":
+        numbered = [i for i in order if question.gives_answer_type(sentences[i])]
+        numbered.sort(key=lambda i: not question.terms.states_unit(sentences[i]))  # stable: by score within each
+        if len(numbered) > 1:
+            return sorted(numbered[:2])
+    picks = order[:1]
     answers = [i for i in order[1:] if question.gives_answer_type(sentences[i])]
     claims = answers or [i for i in order[1:] if CONTRIBUTION.search(sentences[i])]
     if claims:

@@ -41,6 +41,21 @@ QUANTITY_QUESTION = re.compile(
     r"accuracy|error|speed-?up))\b",
     re.IGNORECASE,
 )
+# The kind of number some quantity questions ask for, and how a sentence states it: a share in percent ("95% CI"
+# states a confidence level, not a share), a duration in units of time. Other quantity questions take any number.
+QUANTITY_KINDS = (
+    (
+        re.compile(
+            r"\b(share|proportion|percent(age)?|fraction|rate|sensitivity|specificity|accuracy|prevalence)\b",
+            re.IGNORECASE,
+        ),
+        re.compile(r"\d\s?%(?!\s*(CI|confidence))|\bper ?cent\b", re.IGNORECASE),
+    ),
+    (
+        re.compile(r"\bhow long\b|\b(duration|survival|follow-up)\b", re.IGNORECASE),
+        re.compile(r"\d[\s-]*(seconds?|min(ute)?s?|hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE),
+    ),
+)
 NAME_QUESTION = re.compile(r"^\s*(which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)", re.IGNORECASE)
 NUMBER = re.compile(r"\d")
 NAMED = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")  # SLIPS, ESM-AA, HarmoDT, CIFAR-10
@@ -79,6 +94,7 @@ class QuestionTerms:
     answer_type: AnswerType = "other"
     asks_several: bool = False  # for several papers
     names: frozenset[str] = frozenset()  # named terms the question contains
+    unit: re.Pattern[str] | None = None  # how a sentence states the kind of number asked for (QUANTITY_KINDS)
 
     def coverage(self, tokens: set[str]) -> float:
         """Share of the question's weight that a text (its stemmed tokens) covers."""
@@ -94,6 +110,10 @@ class QuestionTerms:
             return any(name not in self.names for name in NAMED.findall(sentence))
         return False
 
+    def states_unit(self, sentence: str) -> bool:
+        """Whether the sentence states a number of the kind the question asks for (a percentage for a share)."""
+        return self.unit is not None and bool(self.unit.search(sentence))
+
 
 def question_terms(question: str, weights: dict[str, float]) -> QuestionTerms:
     """What the question asks for, with its words' weights (from the keyword index)."""
@@ -103,7 +123,10 @@ def question_terms(question: str, weights: dict[str, float]) -> QuestionTerms:
     elif NAME_QUESTION.search(question) and not SEVERAL.search(question):
         kind = "name"
     names = frozenset(NAMED.findall(question)) | abbreviations(question)
-    return QuestionTerms(weights, kind, bool(SEVERAL.search(question)), names)
+    unit = None
+    if kind == "quantity":
+        unit = next((states for asks, states in QUANTITY_KINDS if asks.search(question)), None)
+    return QuestionTerms(weights, kind, bool(SEVERAL.search(question)), names, unit)
 
 
 def abbreviations(text: str) -> frozenset[str]:

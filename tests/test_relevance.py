@@ -147,3 +147,46 @@ def test_the_sentence_picker_allows_only_whole_given_sentences_each_once(seeds_s
     three = SentencePicker(vocabulary, [*choices, "A third one [3]."])
     after_two = three.allowed(three.first[0] + three.later[1])
     assert after_two == {three.eos, three.later[2][0]}  # two said: stop, or add the third
+
+
+STROKE_ABSTRACT = (
+    "The aim of this study was to learn what share of elderly outpatients would call emergency services when shown "
+    "the warning signs of a stroke. We surveyed 367 elderly outpatients of a public clinic in 2014 and report 95% CI "
+    "for each estimate. Only 14% of them would correctly call emergency services. Knowledge of stroke symptoms was "
+    "poor, and most would wait for the symptoms to pass."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "not_answer"),
+    [
+        ("What share of elderly outpatients would call emergency services for stroke warning signs?", "14%", "aim"),
+        ("How many elderly outpatients were surveyed about calling emergency services for a stroke?", "367", "aim"),
+    ],
+)
+def test_a_quantity_question_gets_sentences_that_state_the_number_it_asks_for(
+    engine: Engine, question: str, answer: str, not_answer: str
+) -> None:
+    # The aim sentence restates the question best and states no number; a share is a percentage, and "95% CI"
+    # is a confidence level, not one.
+    library, pipeline = engine.library, engine.pipeline
+    source = Source(1, "stroke", STROKE_ABSTRACT)
+    pipeline.verifier.prepare([source])
+    asked = Question(question, library.query_vector(question), library.question_terms(question))
+    picked = [source.sentences[i] for i in key_sentences(source, asked, 0.9)]
+    assert any(answer in s for s in picked)
+    assert not any(not_answer in s for s in picked)
+
+
+def test_the_kind_of_number_a_quantity_question_asks_for() -> None:
+    share = question_terms("What proportion of patients relapsed within a year?", {})
+    assert share.answer_type == "quantity"
+    assert share.states_unit("Of them, 14% relapsed.") and share.states_unit("Twelve per cent relapsed.")
+    assert not share.states_unit("We report 95% CI for each estimate.")  # a confidence level
+    assert not share.states_unit("Of 367 patients, 52 relapsed within 1 year.")
+    duration = question_terms("How long was the coaching session?", {})
+    assert duration.states_unit("Patients had a 20-minute session.") and duration.states_unit("It lasted 3 weeks.")
+    assert not duration.states_unit("Sixty-seven patients with 2 tumours took part.")
+    count = question_terms("How many patients were enrolled?", {})
+    assert count.answer_type == "quantity" and not count.states_unit("We enrolled 367 patients.")  # any number
+    assert count.gives_answer_type("We enrolled 367 patients.")
