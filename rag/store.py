@@ -161,7 +161,8 @@ def indexed_doc_ids(collection: Collection) -> set[str]:
         got = collection.get(include=["metadatas"], limit=READ_PAGE, offset=offset)
         if not got["ids"]:
             return found
-        found.update(str(meta["doc_id"]) for meta in got["metadatas"] or [])
+        metas = zip(got["ids"], got["metadatas"] or [], strict=True)
+        found.update(str(own(cid, meta)["doc_id"]) for cid, meta in metas)
         offset += len(got["ids"])
 
 
@@ -173,8 +174,19 @@ def iter_chunks(collection: Collection) -> Iterator[tuple[str, str, dict[str, An
         ids = got["ids"]
         if not ids:
             return
-        yield from zip(ids, got["documents"] or [], got["metadatas"] or [], strict=True)
+        for cid, text, meta in zip(ids, got["documents"] or [], got["metadatas"] or [], strict=True):
+            yield cid, text, own(cid, meta)
         offset += len(ids)
+
+
+def own(chunk_id: str, meta: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored chunk's metadata, or a clear error for a record that rag did not write (it has no doc_id)."""
+    if not meta or "doc_id" not in meta:
+        raise RuntimeError(
+            f"the collection holds a record that rag did not write ({chunk_id!r} has no doc_id); remove it, or give "
+            "rag a collection of its own (RAG_COLLECTION)"
+        )
+    return meta
 
 
 def get_chunks(collection: Collection, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:

@@ -517,3 +517,16 @@ def test_the_keyword_index_built_slice_by_slice_scores_as_one_built_at_once(tmp_
     for words in tokenize(["oversmoothing graph networks", "sharpness adversarial robustness", "variant 3"]):
         found = one.search(words, 5, None, None)
         assert found and found == sliced.search(words, 5, None, None)
+
+
+def test_a_record_that_rag_did_not_write_is_named_in_a_clear_error(make_settings, tmp_path: Path) -> None:
+    # Another program wrote into rag's collection (no doc_id): the keyword index cannot be rebuilt over it, and the
+    # error says which record and what to do, instead of a TypeError from deep inside.
+    settings = make_settings()
+    ingest([write_jsonl(tmp_path / "two.jsonl", PAPERS[:2])], settings)
+    collection = store.open_collection(settings)
+    collection.add(ids=["foreign-1"], embeddings=[[0.1] * 384], documents=["written by another program"])
+    with pytest.raises(RuntimeError, match=r"record that rag did not write \('foreign-1' has no doc_id\)"):
+        ingest([write_jsonl(tmp_path / "third.jsonl", PAPERS[2:])], settings)
+    with pytest.raises(RuntimeError, match="RAG_COLLECTION"):
+        store.indexed_doc_ids(collection)
