@@ -47,14 +47,12 @@ def key_sentences(source: Source, question: Question, margin: float) -> list[int
     scores = answering_scores(source, question)
     order = [int(i) for i in scores.argsort()[::-1]]
     sentences = source.sentences
-    if question.terms.answer_type == "quantity":
-        numbered = [i for i in order if question.gives_answer_type(sentences[i])]
-        numbered.sort(key=lambda i: not question.terms.states_unit(sentences[i]))  # stable: by score within each
-        if len(numbered) > 1:
-            return sorted(numbered[:2])
+    answers = [i for i in order if question.gives_answer_type(sentences[i])]
+    if question.terms.answer_type == "quantity" and len(answers) > 1:
+        answers.sort(key=lambda i: not question.terms.states_unit(sentences[i]))  # stable: by score within each
+        return sorted(answers[:2])
     picks = order[:1]
-    answers = [i for i in order[1:] if question.gives_answer_type(sentences[i])]
-    claims = answers or [i for i in order[1:] if CONTRIBUTION.search(sentences[i])]
+    claims = [i for i in answers if i != picks[0]] or [i for i in order[1:] if CONTRIBUTION.search(sentences[i])]
     if claims:
         picks.append(claims[0])
     elif len(order) > 1 and scores[order[1]] >= margin * scores[order[0]]:
