@@ -162,7 +162,7 @@ def indexed_doc_ids(collection: Collection) -> set[str]:
         if not got["ids"]:
             return found
         metas = zip(got["ids"], got["metadatas"] or [], strict=True)
-        found.update(str(own(cid, meta)["doc_id"]) for cid, meta in metas)
+        found.update(str(written_by_rag(cid, meta)["doc_id"]) for cid, meta in metas)
         offset += len(got["ids"])
 
 
@@ -175,11 +175,11 @@ def iter_chunks(collection: Collection) -> Iterator[tuple[str, str, dict[str, An
         if not ids:
             return
         for cid, text, meta in zip(ids, got["documents"] or [], got["metadatas"] or [], strict=True):
-            yield cid, text, own(cid, meta)
+            yield cid, text, written_by_rag(cid, meta)
         offset += len(ids)
 
 
-def own(chunk_id: str, meta: dict[str, Any] | None) -> dict[str, Any]:
+def written_by_rag(chunk_id: str, meta: dict[str, Any] | None) -> dict[str, Any]:
     """A stored chunk's metadata, or a clear error for a record that rag did not write (it has no doc_id)."""
     if not meta or "doc_id" not in meta:
         raise RuntimeError(
