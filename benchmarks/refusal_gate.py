@@ -93,14 +93,21 @@ def pubmedqa_and_seeds(args: argparse.Namespace):  # type: ignore[no-untyped-def
 
 
 def main() -> None:
+    from rag.relevance import gate_threshold
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_index_options(parser)
     parser.add_argument("--threshold", type=float, help="score this threshold instead of choosing one")
     args = parser.parse_args()
-    data = rows(*pubmedqa_and_seeds(args))
+    pubmedqa, seeds = pubmedqa_and_seeds(args)
+    data = rows(pubmedqa, seeds)
     tune = [r for r in data if r["part"] == "tune"]
     threshold = args.threshold if args.threshold is not None else choose(tune)
-    print(f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold}\n")
+    precision = pubmedqa.library.embedder.precision
+    print(
+        f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold} ({precision} embeddings; the default for them is "
+        f"{gate_threshold(None, precision)})\n"
+    )
     print("| part | answerable | refused (false refusals) | unanswerable | answered (false answers) |")
     print("|---|---|---|---|---|")
     check = [r for r in data if r["part"] == "check"]

@@ -24,7 +24,7 @@ from rag.extractive import contributions, extractive_answer, extractive_summary,
 from rag.llm import LLM, LLMError, LLMs
 from rag.prompts import load_prompt
 from rag.records import Answer, Citation, SearchResult, VerifierReport
-from rag.relevance import Question, TopicFilter, entailment_reader, gate_score
+from rag.relevance import Question, TopicFilter, entailment_reader, gate_score, gate_threshold
 from rag.settings import Backend, Mode, Settings
 from rag.text import (
     check_question,
@@ -305,7 +305,7 @@ class Pipeline:
             sources = self.sources_for(results)
             terms = self.library.question_terms(question)
             abstracts = {s.doc_id: s.abstract for s in sources}
-            answerable = gate_score(question, terms, results, abstracts) >= self.settings.refusal_threshold
+            answerable = gate_score(question, terms, results, abstracts) >= self.refusal_threshold
         if not answerable:
             emit(Event("sentence", REFUSAL))
             return Answer(request.question, REFUSAL, True, [], request.backend, clock.done())
@@ -333,6 +333,11 @@ class Pipeline:
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         return Answer(request.question, composer.text(), not composer.rendered, cited, request.backend,
                       clock.done(), composer.report, note, abstracts=abstracts)  # fmt: skip
+
+    @property
+    def refusal_threshold(self) -> float:
+        """Below this gate score a question is refused (rag/relevance.py)."""
+        return gate_threshold(self.settings.refusal_threshold, self.library.embedder.precision)
 
     def addressed(self, question: str) -> float:
         """How well the indexed abstracts address a question: the refusal gate's score (rag/relevance.py)."""

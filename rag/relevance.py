@@ -32,13 +32,17 @@ if TYPE_CHECKING:
 TERM_WEIGHT = 0.5  # weight of term coverage against the cosine similarity, in both scores
 COVERAGE_WEIGHT = 0.5  # gate: weight of the plain (unweighted) content-word coverage
 GATE_ABSTRACTS = 1  # the gate reads the term coverage of the best this many retrieved abstracts
+# The gate's threshold for each precision of the embeddings, unless RAG_REFUSAL_THRESHOLD sets one: int8 vectors
+# put a question slightly further from its abstract than fp32 ones do, so each precision has its own, calibrated by
+# benchmarks/refusal_gate.py on an index of that precision (the fewest mistakes on the tune part).
+REFUSAL_THRESHOLDS = {"fp32": 1.095, "int8": 1.068}
 AnswerType = Literal["quantity", "name", "other"]
 # What a question asks for, and the sentences that can give it: a quantity is stated with a number, a method or
 # model ("Which sampler ...?") by its name, a term the question does not already contain.
 QUANTITY_QUESTION = re.compile(
-    r"\b(how (many|much|long|often|large|small|fast)|what (is|was|are|were) the (number|percentage|proportion|rate|"
-    r"value|size|accuracy|score)|what (number|percentage|proportion|share|fraction)|which value|what (fid|auc|"
-    r"accuracy|error|speed-?up))\b",
+    r"\b(how (many|much|long|often|large|small|fast|sensitive|specific|accurate)|what (is|was|are|were) the "
+    r"(number|percentage|proportion|rate|value|size|accuracy|score|median|mean|average|odds)|what (number|"
+    r"percentage|proportion|share|fraction)|which value|what (fid|auc|accuracy|error|speed-?up))\b",
     re.IGNORECASE,
 )
 # The kind of number some quantity questions ask for, and how a sentence states it: a share in percent ("95% CI"
@@ -46,7 +50,8 @@ QUANTITY_QUESTION = re.compile(
 QUANTITY_KINDS = (
     (
         re.compile(
-            r"\b(share|proportion|percent(age)?|fraction|rate|sensitivity|specificity|accuracy|prevalence)\b",
+            r"\b(share|proportion|percent(age)?|fraction|rate|sensitiv(e|ity)|specificity|accura(te|cy)|prevalence|"
+            r"how specific)\b",
             re.IGNORECASE,
         ),
         re.compile(r"\d\s?%(?!\s*(CI|confidence))|\bper ?cent\b", re.IGNORECASE),
@@ -169,6 +174,12 @@ def gate_score(question: str, terms: QuestionTerms, results: list[SearchResult],
     weighted = max((terms.coverage(t) for t in tokens(texts)), default=0.0)
     plain = max((content_coverage(question, text) for text in texts), default=0.0)
     return dense + TERM_WEIGHT * weighted + COVERAGE_WEIGHT * plain
+
+
+def gate_threshold(setting: float | None, precision: str) -> float:
+    """The gate's threshold: RAG_REFUSAL_THRESHOLD when set, else the one calibrated for the embeddings' precision
+    (fp32's for vectors from an embedding server, which count as fp32)."""
+    return setting if setting is not None else REFUSAL_THRESHOLDS.get(precision, REFUSAL_THRESHOLDS["fp32"])
 
 
 def entailment_reader(model: EntailmentModel, question: str) -> Reader:

@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(2000, ge=1, validation_alias=_env("RAG_MAX_QUESTION_CHARS"))
 
     # Answering and verification
-    refusal_threshold: float = Field(1.09, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
+    refusal_threshold: float | None = Field(None, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
     verifier: VerifierKind = Field("model", validation_alias=_env("RAG_VERIFIER"))
     entailment_support: float = Field(0.9, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_SUPPORT"))
     entailment_contradict: float = Field(0.7, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT"))

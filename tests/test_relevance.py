@@ -10,7 +10,7 @@ from scripted import ScriptedLLM
 from rag.answerer import OFF_TOPIC
 from rag.engine import Engine
 from rag.extractive import key_sentences
-from rag.relevance import Question, entailment_reader, question_terms
+from rag.relevance import REFUSAL_THRESHOLDS, Question, entailment_reader, gate_threshold, question_terms
 from rag.verifier import Source
 
 SAM_DOC = "000_c1913070b188e76b#5"
@@ -29,6 +29,16 @@ def test_a_near_domain_question_the_index_cannot_answer_is_refused(engine: Engin
     # Machine learning, like the seeds, but no seed abstract compares optimizers for vision transformers.
     answer = engine.ask("Which optimizer gives vision transformers the best ImageNet accuracy?", "extractive")
     assert answer.refused and answer.citations == []
+
+
+def test_the_refusal_threshold_is_the_one_calibrated_for_the_embeddings_unless_set(engine: Engine, scripted) -> None:
+    # int8 vectors score a question's best abstract a little lower than fp32 ones: each precision has its threshold.
+    assert gate_threshold(None, "int8") < gate_threshold(None, "fp32") == REFUSAL_THRESHOLDS["fp32"]
+    assert engine.pipeline.refusal_threshold == REFUSAL_THRESHOLDS[engine.library.embedder.precision]
+    question = "Which optimizer gives vision transformers the best ImageNet accuracy?"  # refused above
+    lenient, _ = scripted(refusal_threshold=engine.pipeline.addressed(question) - 0.01)  # RAG_REFUSAL_THRESHOLD
+    assert lenient.pipeline.refusal_threshold < engine.pipeline.refusal_threshold
+    assert not lenient.ask(question, "extractive").refused
 
 
 def test_a_short_factual_question_with_a_number_is_answered_with_the_number(engine: Engine) -> None:
@@ -187,6 +197,11 @@ def test_the_kind_of_number_a_quantity_question_asks_for() -> None:
     duration = question_terms("How long was the coaching session?", {})
     assert duration.states_unit("Patients had a 20-minute session.") and duration.states_unit("It lasted 3 weeks.")
     assert not duration.states_unit("Sixty-seven patients with 2 tumours took part.")
+    sensitive = question_terms("How sensitive was the shape model at telling clots from plaque?", {})
+    assert sensitive.answer_type == "quantity" and sensitive.states_unit("It had a sensitivity of 87.5%.")
+    median = question_terms("What was the median overall survival after surgery?", {})
+    assert median.answer_type == "quantity" and median.states_unit("The median OS was 16.4 months.")
+    assert not median.states_unit("Tumours were staged in 45 patients.")
     count = question_terms("How many patients were enrolled?", {})
     assert count.answer_type == "quantity" and not count.states_unit("We enrolled 367 patients.")  # any number
     assert count.gives_answer_type("We enrolled 367 patients.")
