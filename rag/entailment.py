@@ -43,15 +43,9 @@ class EntailmentModel:
     run) and keeps ONNX Runtime's memory small (~330 MiB less than at 32)."""
 
     def __init__(self, path: Path | None = None, batch_size: int = 1) -> None:
-        import onnxruntime as ort
+        from rag.embedder import _tokenizer, bundled_model_dir, cpu_session
 
-        from rag.embedder import _tokenizer, bundled_model_dir
-
-        path = path or model_path()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = len(os.sched_getaffinity(0))
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path or model_path(), len(os.sched_getaffinity(0)))
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.tokenizer = _tokenizer(bundled_model_dir(), MAX_LENGTH)
         self.tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")

@@ -49,6 +49,22 @@ def test_sessions_running_at_once_keep_the_input_order(model_cache: Path) -> Non
     assert np.abs(shared.embed(texts) - expected).max() < 1e-5
 
 
+def test_sessions_run_without_the_slow_fused_layer_norm(model_cache: Path, tmp_path: Path) -> None:
+    """ORT's SkipLayerNormalization kernel took a quarter of the int8 model's time: the sessions keep the residual
+    Add and LayerNormalization apart (benchmarks/embedding_speed.py), for the embedder and the verifier alike."""
+    import onnx
+
+    from rag.embedder import cpu_session
+    from rag.entailment import model_path
+
+    int8 = load_embedder("", model_cache, precision="int8")
+    for name, model in (("embedder", int8.onnx_path), ("verifier", model_path())):
+        copy = tmp_path / f"{name}.onnx"
+        cpu_session(model, 1, optimized_copy=copy)
+        ops = {node.op_type for node in onnx.load(str(copy)).graph.node}
+        assert "LayerNormalization" in ops and "SkipLayerNormalization" not in ops, (name, sorted(ops))
+
+
 def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache: Path, tmp_path: Path) -> None:
     import shutil
     import warnings
