@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.embedder import SLOW_FUSIONS, Embedder, bundled_model_dir, load_embedder
+from rag.embedder import SLOW_FUSIONS, Embedder, bundled_model_dir, cpu_session, load_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
@@ -29,16 +29,6 @@ def timed_vectors(embedder: Embedder, session, texts: list[str]) -> tuple[float,
     start = time.perf_counter()
     vectors = np.concatenate([embedder._embed_batch(session, [text]) for text in texts])
     return (time.perf_counter() - start) / len(texts), vectors
-
-
-def fused_session(path: Path):  # type: ignore[no-untyped-def]
-    """A session with every ORT fusion, as before SLOW_FUSIONS were left out."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
 def main() -> None:
@@ -58,7 +48,7 @@ def main() -> None:
     for precision in ("fp32", "int8"):
         embedder = load_embedder("", cache, precision=precision, workers=1)
         embedder.threads = 1  # as in an ingest's embedding worker
-        ours, fused = embedder.sessions[0], fused_session(embedder.onnx_path)
+        ours, fused = embedder.sessions[0], cpu_session(embedder.onnx_path, 1, left_out=())  # every fusion
         timed_vectors(embedder, ours, texts[:20]), timed_vectors(embedder, fused, texts[:20])  # warm up both
         times: dict[str, list[float]] = {"ours": [], "fused": []}
         for _ in range(args.rounds):
