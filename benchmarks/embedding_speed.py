@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.embedder import SLOW_FUSIONS, Embedder, bundled_model_dir, cpu_session, load_embedder
+from rag.index.embedder import Embedder
+from rag.index.models import load_embedder
+from rag.onnx import SLOW_FUSIONS, bundled_model_dir, cpu_session
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"

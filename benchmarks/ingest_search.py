@@ -32,7 +32,7 @@ def environment(data: Path, models: Path, **extra: str) -> dict[str, str]:
     return {**env, "RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(models), **extra}
 
 
-def run(args: list[str], env: dict[str, str], module: str = "rag.cli") -> tuple[float, int, str]:
+def run(args: list[str], env: dict[str, str], module: str = "rag.frontends.cli") -> tuple[float, int, str]:
     """Wall seconds, peak RSS (MiB) of this one child process, and its stdout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -52,9 +52,11 @@ def questions(path: Path) -> list[dict]:
 
 
 def recall(retriever, qs: list[dict], mode: str) -> dict[str, float]:
+    from rag.records import Query
+
     totals = {1: 0.0, 5: 0.0, 10: 0.0}
     for q in qs:
-        ranked = [r.doc_id for r in retriever.search(q["question"], k=10, mode=mode)]
+        ranked = [r.doc_id for r in retriever.search(Query(q["question"], 10, mode=mode))]
         for k in totals:
             totals[k] += len(set(ranked[:k]) & set(q["gold"])) / len(q["gold"])
     return {f"recall@{k}": v / len(qs) for k, v in totals.items()}
@@ -76,7 +78,7 @@ def main() -> None:
     rows: list[tuple[str, str]] = []
 
     if not args.skip_ingest:
-        seconds, _, _ = run([], env, module="rag.embedder")  # the one-time ONNX export, in its own process
+        seconds, _, _ = run([], env, module="rag.index.embedder")  # the one-time ONNX export, in its own process
         rows.append(("embedding model preparation (once per data dir)", f"{seconds:.1f} s"))
         n_docs = sum(1 for _ in (PUBMED / "corpus.jsonl").open()) + 95
         seconds, peak, out = run(["ingest", str(PUBMED / "corpus.jsonl"), str(ROOT / "seeds")], env)
@@ -90,7 +92,7 @@ def main() -> None:
     rows.append(("cold `rag search` wall time (median of 3)", f"{statistics.median(c[0] for c in cold):.2f} s"))
     rows.append(("cold `rag search` peak memory (RSS)", f"{max(c[1] for c in cold)} MiB"))
 
-    from rag.retriever import Retriever
+    from rag.index.retriever import Retriever
     from rag.settings import Settings
 
     retriever = Retriever(Settings(data_dir=data_dir))

@@ -34,7 +34,7 @@ def digest(text: str) -> int:
 
 def engine_for(data_dir: Path | None, corpus: Path):  # type: ignore[no-untyped-def]
     from rag.engine import Engine
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
     from rag.settings import Settings
 
     folder = data_dir or Path(tempfile.mkdtemp(prefix="refusal-gate-"))
@@ -45,12 +45,13 @@ def engine_for(data_dir: Path | None, corpus: Path):  # type: ignore[no-untyped-
 
 
 def score(engine, question: str, hidden: set[str]) -> float:  # type: ignore[no-untyped-def]
-    from rag.relevance import gate_score
+    from rag.answer.relevance import gate_score, question_terms
+    from rag.records import Query
 
     library = engine.library
-    results = [r for r in library.search(question, 5 + len(hidden)) if r.doc_id not in hidden][:5]
+    results = [r for r in library.search(Query(question, 5 + len(hidden))) if r.doc_id not in hidden][:5]
     abstracts = library.abstracts([r.doc_id for r in results])
-    return gate_score(question, library.question_terms(question), results, abstracts)
+    return gate_score(question, question_terms(question, library.term_weights(question)), results, abstracts)
 
 
 def rows(pubmedqa, seeds) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -93,7 +94,7 @@ def pubmedqa_and_seeds(args: argparse.Namespace):  # type: ignore[no-untyped-def
 
 
 def main() -> None:
-    from rag.relevance import gate_threshold
+    from rag.answer.relevance import gate_threshold
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_index_options(parser)

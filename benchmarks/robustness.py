@@ -43,13 +43,13 @@ ROWS: list[tuple[str, int, int, int, str]] = []
 
 
 def rag(*args: str, env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]
-    return subprocess.run([sys.executable, "-m", "rag.cli", *args], env=env, cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "rag", *args], env=env, cwd=ROOT, capture_output=True, text=True,
                           **kwargs)  # fmt: skip
 
 
 def expected_ids(paths: list[Path]) -> set[str]:
-    from rag.chunker import chunk_paper
-    from rag.loaders import load_corpus
+    from rag.corpus.chunker import chunk_paper
+    from rag.corpus.loaders import load_corpus
     from rag.settings import Settings
 
     settings = Settings(_env_file=None)
@@ -58,8 +58,8 @@ def expected_ids(paths: list[Path]) -> set[str]:
 
 def lost_chunks(data: Path, models: Path, wanted: set[str]) -> int:
     """Expected chunks that are not stored, plus stored chunks without a vector."""
-    from rag import store
-    from rag.doctor import chunks_without_vectors
+    from rag.index import store
+    from rag.index.doctor import chunks_without_vectors
     from rag.settings import Settings
 
     collection = store.open_collection(Settings(_env_file=None, data_dir=data, model_cache=models), create=False)
@@ -74,7 +74,7 @@ def kill_during_ingest(work: Path, models: Path, kills: int, rng: random.Random)
     for k in range(kills):
         data = work / f"kill{k}"
         env = environment(data, models)
-        proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ingest", str(PUBMED)], env=env, cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(PUBMED)], env=env, cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         moment = rng.uniform(3, 40)
         time.sleep(moment)
@@ -95,7 +95,7 @@ def two_ingests(work: Path, models: Path) -> None:
     halves[0].write_text("\n".join(lines[:500]) + "\n")
     halves[1].write_text("\n".join(lines[500:]) + "\n")
     env = environment(work / "two", models)
-    command = [sys.executable, "-m", "rag.cli", "ingest"]
+    command = [sys.executable, "-m", "rag", "ingest"]
     procs = [subprocess.Popen([*command, str(h)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True) for h in halves]  # fmt: skip
     codes = [p.wait() for p in procs]
@@ -114,7 +114,7 @@ def chroma_restart(work: Path, models: Path) -> None:
     rag("ingest", str(ROOT / "seeds"), env=env)
     before = json.loads(rag("stats", "--json", env=env).stdout)["chunks"]
     pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-    chat = subprocess.Popen([sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], env=env, cwd=ROOT,
+    chat = subprocess.Popen([sys.executable, "-m", "rag", "chat", "--llm", "extractive"], env=env, cwd=ROOT,
                             text=True, **pipes)  # fmt: skip
     question = "How can protein language models work at the atom scale?\n"
     assert chat.stdin
@@ -147,7 +147,7 @@ def llm_killed(work: Path, models: Path, data: Path) -> None:
     for delay in delays:
         server, base_url = start_llama_server(work / f"llama-{delay}.log")
         env = environment(data, models, OPENAI_BASE_URL=base_url, RAG_LLM_PICK_SENTENCES="false")
-        proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ask", "--llm", "openai-compatible", "--json",
+        proc = subprocess.Popen([sys.executable, "-m", "rag", "ask", "--llm", "openai-compatible", "--json",
                                  "How can protein language models work at the atom scale?"], env=env, cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
         time.sleep(delay + 1.0)  # the CLI's own start, then into the generation
@@ -169,7 +169,7 @@ def web_sessions(work: Path, models: Path, data: Path, counts: list[int]) -> Non
     port = free_port()
     env = environment(data, models, RAG_LLM_BACKEND="extractive")
     log_path = work / "ui.log"
-    proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ui", "--port", str(port)], env=env, cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "ui", "--port", str(port)], env=env, cwd=ROOT,
                             stdout=log_path.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     wait_until_ready(base + "/", proc, log_path, 180)

@@ -32,7 +32,7 @@ from ingest_search import environment as shared_environment
 from ingest_search import percentile, run
 from ui_latency import free_port
 
-from rag.train_verifier import read_jsonl
+from rag.corpus import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers that start real servers
@@ -50,7 +50,7 @@ def row(measure: str, value: str) -> None:
 
 
 def real_abstracts() -> list[dict]:
-    from rag.chunker import sentence_spans
+    from rag.sentences import sentence_spans
 
     records = []
     for d in read_jsonl(PUBMED):
@@ -101,14 +101,15 @@ def claims() -> list[dict]:
 
 def quality(data: Path, models: Path) -> tuple[float, float, list[float]]:
     """SciFact nDCG@10 and recall@10 of the train claims, and each search's latency (ms), hybrid, k=10."""
-    from rag.retriever import Retriever
+    from rag.index.retriever import Retriever
+    from rag.records import Query
     from rag.settings import Settings
 
     retriever = Retriever(Settings(_env_file=None, data_dir=data, model_cache=models))
     ndcg, recall, times = [], [], []
     for claim in claims():
         start = time.perf_counter()
-        ranked = [r.doc_id for r in retriever.search(claim["question"], k=10, mode="hybrid")]
+        ranked = [r.doc_id for r in retriever.search(Query(claim["question"], 10, mode="hybrid"))]
         times.append((time.perf_counter() - start) * 1000)
         gold = set(claim["gold"])
         dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked) if d in gold)
@@ -125,7 +126,7 @@ def median_wall(args: list[str], env: dict[str, str], times: int = 3) -> float:
 def ui_memory(env: dict[str, str]) -> float:
     """Resident memory (MiB) of `rag ui` once it serves the page with its models loaded."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ui", "--port", str(port)], env=env, cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "ui", "--port", str(port)], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         wait_until_ready(f"http://127.0.0.1:{port}/", proc, Path(os.devnull), 600)
@@ -139,7 +140,7 @@ def ui_memory(env: dict[str, str]) -> float:
 PLAIN_LOOP = """
 import json, sys, chromadb
 from sentence_transformers import SentenceTransformer
-from rag.embedder import bundled_model_dir
+from rag.onnx import bundled_model_dir
 records = [json.loads(line) for line in open(sys.argv[1])]
 model = SentenceTransformer(str(bundled_model_dir()), device="cpu")
 collection = chromadb.PersistentClient(path=sys.argv[2]).get_or_create_collection("plain")

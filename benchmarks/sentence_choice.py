@@ -4,7 +4,7 @@
 
 The abstract is given (the question's gold abstract), so retrieval and the refusal gate play no part: only the choice
 of sentences within it. Two ways of choosing are compared on the same rows: the plain relevance score, and the same
-with the best few sentences re-read by the verifier's cross-encoder (what answers use; rag/relevance.py).
+with the best few sentences re-read by the verifier's cross-encoder (what answers use; rag/answer/relevance.py).
 - SciFact claims (eval/datasets/scifact, dev and held-out, each with the abstract that holds its rationale): is the
   best-scored sentence, or one of the two best, a rationale sentence (in SciFact's own sentence split)?
 - Questions with must_contain (seeds; the paraphrased PubMedQA tuning set; the independent PubMedQA set, which is
@@ -22,7 +22,7 @@ from pathlib import Path
 from answer_quality import contains
 from refusal_gate import DATASETS, ROOT, add_index_options, engine_for, pubmedqa_and_seeds
 
-from rag.train_verifier import read_jsonl
+from rag.corpus import read_jsonl
 
 SCIFACT_SENTENCES = ROOT.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
 
@@ -43,7 +43,7 @@ def claim_rows() -> Iterator[tuple[str, str, list[str], set[int]]]:
 
 def question_rows(engine, name: str, path: Path) -> Iterator[tuple[str, str, list[str], set[int]]]:  # type: ignore[no-untyped-def]
     """(set, question, its gold abstract's sentences, the sentences holding every must_contain entry)."""
-    from rag.chunker import sentence_spans
+    from rag.sentences import sentence_spans
 
     for q in read_jsonl(path):
         if not q.get("answerable", True) or not q.get("must_contain") or len(q["gold"]) != 1:
@@ -56,14 +56,16 @@ def question_rows(engine, name: str, path: Path) -> Iterator[tuple[str, str, lis
 
 def choices(engine, question: str, sentences: list[str], reread: bool) -> tuple[list[int], list[int]]:  # type: ignore[no-untyped-def]
     """(sentence indices by score, best first; the extractive answer's key sentences)."""
-    from rag.extractive import answering_scores, key_sentences
-    from rag.relevance import Question
-    from rag.verifier import Source
+    from rag.answer.extractive import answering_scores, key_sentences
+    from rag.answer.relevance import Question, question_terms
+    from rag.answer.sources import Source
 
     library, pipeline = engine.library, engine.pipeline
     source = Source(1, "given", " ".join(sentences), sentences=sentences, vectors=library.embedder.embed(sentences))
     reader = pipeline.reader_for(question) if reread else None
-    asked = Question(question, library.query_vector(question), library.question_terms(question), reader)
+    asked = Question(
+        question, library.query_vector(question), question_terms(question, library.term_weights(question)), reader
+    )
     order = [int(i) for i in answering_scores(source, asked).argsort()[::-1]]
     return order, key_sentences(source, asked, engine.settings.focus_margin)
 

@@ -32,7 +32,7 @@ def start(data_dir: Path, clients: int) -> tuple[subprocess.Popen, str]:
 
     port = free_port()
     env = {**os.environ, "RAG_DATA_DIR": str(data_dir), "RAG_API_QUEUE": str(clients)}
-    proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "serve", "--port", str(port)], env=env, cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "serve", "--port", str(port)], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     while True:

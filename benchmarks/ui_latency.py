@@ -51,7 +51,7 @@ def main() -> None:
     ][:20]
     port = free_port()
     env = {**os.environ, "RAG_DATA_DIR": str(args.data_dir)}
-    proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ui", "--port", str(port)], env=env, cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "ui", "--port", str(port)], env=env, cwd=ROOT)
     url = f"http://127.0.0.1:{port}/"
     try:
         while True:

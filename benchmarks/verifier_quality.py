@@ -27,9 +27,9 @@ LABELS = {"SUPPORT": "supported", "CONTRADICT": "contradicted", "NEI": "not_enou
 
 def engine_for(data_dir: Path | None, verifier: str = "model", model: Path | None = None):  # type: ignore[no-untyped-def]
     """An engine over the claims' abstracts; `model`: judge with that ONNX file instead of the shipped one."""
+    from rag.answer.entailment import EntailmentModel
     from rag.engine import Engine
-    from rag.entailment import EntailmentModel
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
     from rag.settings import Settings
 
     folder = data_dir or Path(tempfile.mkdtemp(prefix="verifier-bench-"))
@@ -54,8 +54,9 @@ def rates(results: list[tuple[str, str]]) -> dict[str, float]:
 
 
 def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
-    from rag.entailment import Judgement, decide, read_evidence
-    from rag.verifier import Source, lexical_gaps
+    from rag.answer.entailment import Judgement, decide, read_evidence
+    from rag.answer.judges import lexical_gaps
+    from rag.answer.sources import Source
 
     verifier = engine.pipeline.verifier
     model = verifier.judge.model
@@ -98,7 +99,7 @@ def score(data_dir: Path | None, claims: list[dict], model: Path | None = None) 
 
 
 def latency(data_dir: Path | None, model: Path | None = None) -> None:
-    from rag.verifier import Source
+    from rag.answer.sources import Source
 
     engine = engine_for(data_dir, model=model)
     verifier = engine.pipeline.verifier

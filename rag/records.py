@@ -5,8 +5,23 @@ The JSON contracts of docs/contracts.md (`rag search --json`, `rag ask --json`) 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from rag.settings import Mode
+
+CHUNK_SEPARATOR = "::"  # a chunk's id is "<doc_id>::<n>" (docs/contracts.md)
+
+
+def chunk_id(doc_id: str, index: int) -> str:
+    """The id of an abstract's `index`-th chunk."""
+    return f"{doc_id}{CHUNK_SEPARATOR}{index}"
+
+
+def doc_of_chunk(chunk: str) -> str:
+    """The document id of a chunk id (document ids may themselves hold the separator)."""
+    return chunk.rsplit(CHUNK_SEPARATOR, 1)[0]
 
 
 @dataclass(frozen=True)
@@ -34,7 +49,28 @@ class Chunk:
 
     @property
     def chunk_id(self) -> str:
-        return f"{self.doc_id}::{self.index}"
+        return chunk_id(self.doc_id, self.index)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question and how to look for it: how many abstracts (None: the configured number), the venue and year
+    filters and the retriever mode. One value from the front ends down to the retriever."""
+
+    text: str
+    k: int | None = None
+    venue: str | None = None
+    year: int | None = None
+    mode: Mode = "hybrid"
+
+    @classmethod
+    def of(cls, query: Query | str) -> Query:
+        """A Query for a plain question (defaults for the rest), or the query itself."""
+        return query if isinstance(query, Query) else cls(query)
+
+    def about(self, text: str) -> Query:
+        """The same search for another question (a chat's standalone rewrite)."""
+        return replace(self, text=text)
 
 
 @dataclass
@@ -78,12 +114,17 @@ class Citation:
     url: str | None
 
 
+# Why a sentence was dropped. Presenters read the kind; `reason` is its wording for readers (docs/contracts.md).
+DropKind = Literal["unsupported", "contradicted", "off_topic", "too_short", "instruction"]
+
+
 @dataclass
 class DroppedSentence:
     text: str
     reason: str
     quote: str | None = None  # when a cited abstract contradicts it: that abstract's words
     doc_id: str | None = None  # and that abstract
+    kind: DropKind = "unsupported"
 
 
 @dataclass
@@ -116,6 +157,8 @@ class Answer:
         and the standalone question when a chat rewrote the follow-up."""
         data = asdict(self)
         del data["abstracts"]
+        for dropped in data["verifier"]["dropped_sentences"]:
+            del dropped["kind"]  # the wording says it to readers; the JSON shape stays that of the contract
         data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
         if not self.standalone_question or self.standalone_question == self.question:
             del data["standalone_question"]

@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 Backend = Literal["local", "openai", "openai-compatible", "extractive"]
 BackendSetting = Literal["auto", Backend]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
-PrecisionSetting = Literal["auto", "fp32", "int8"]  # of the embeddings (rag/embedder.py)
+PrecisionSetting = Literal["auto", "fp32", "int8"]  # of the embeddings (rag/index/models.py)
 LLM_BACKENDS: tuple[Backend, ...] = ("local", "openai", "openai-compatible")  # the ones that run an LLM
 Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)

@@ -1,27 +1,17 @@
-"""Text conventions shared by every stage: citation markers, content words, answer sentences, question checks and
-how a paper's venue and year are shown. One definition each, so that the verifier, the answerer, the chat and the
+"""Text conventions shared by every stage: citation markers, question checks, text as stored and shown, and how a
+paper's venue and year are shown. One definition each, so that the verifier, the answerer, the chat and the
 presenters cannot drift apart."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from functools import cache
-from typing import Any
+from collections.abc import Callable
 
-from rag.chunker import sentence_spans
 from rag.errors import BadInput
 
 # A citation marker: [1], [1, 3] or [2; 4]. Answers carry them inline; citation numbers count from 1.
 MARKER = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
 LEADING_MARKERS = re.compile(r"^((?:\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]\s*)+)(.*)$", re.S)
-
-WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
-# Words that say what is asked rather than what it is about; with English stop words they are not content words.
-QUESTION_WORDS = frozenset(
-    {"what", "which", "who", "whom", "whose", "how", "why", "when", "where"}
-    | {"does", "do", "did", "can", "could", "should", "would"}
-)
 
 
 class EmptyInput(BadInput):
@@ -85,75 +75,6 @@ def split_markers(sentence: str) -> tuple[str, list[int]]:
     text = MARKER.sub("", sentence)
     text = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
     return text, list(dict.fromkeys(cited))
-
-
-@cache
-def _stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
-
-
-@cache
-def _skipped_words() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
-
-    return QUESTION_WORDS.union(STOPWORDS_EN)
-
-
-def content_words(text: str) -> set[str]:
-    """The stemmed words of a text that carry its content (stop words and question words left out)."""
-    stem, skip = _stemmer().stemWord, _skipped_words()
-    return {stem(w.lower()) for w in WORD.findall(text) if w.lower() not in skip}
-
-
-def stemmed_words(text: str) -> set[str]:
-    """Every stemmed word of a text, stop words included (what a claim's content words are looked up in)."""
-    stem = _stemmer().stemWord
-    return {stem(w.lower()) for w in WORD.findall(text)}
-
-
-def content_coverage(claim: str, text: str) -> float:
-    """Share of the claim's content words that occur in the text."""
-    words = content_words(claim)
-    return len(words & stemmed_words(text)) / len(words) if words else 0.0
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences with their trailing citation markers attached ('... works. [1]' stays one sentence)."""
-    out: list[str] = []
-    for a, b in sentence_spans(text):
-        piece = text[a:b].strip()
-        lead = LEADING_MARKERS.match(piece)
-        if lead and out:
-            out[-1] = f"{out[-1]} {lead.group(1).strip()}"
-            piece = lead.group(2).strip()
-        if piece:
-            out.append(piece)
-    return out
-
-
-def whole_sentences(text: str, chars: int) -> str:
-    """The leading sentences of text that fit in about `chars` characters (at least one)."""
-    kept = ""
-    for _, end in sentence_spans(text):
-        if kept and end > chars:
-            break
-        kept = text[:end]
-    return kept or text
-
-
-def sentences_as_they_complete(tokens: Iterator[str], on_token: Callable[[str], Any]) -> Iterator[str]:
-    """Group a token stream into sentences; a sentence is complete once the next one has begun."""
-    buffer = ""
-    for token in tokens:
-        on_token(token)
-        buffer += token
-        parts = split_sentences(buffer)
-        if len(parts) > 1 and parts[-1][:1].isalpha():  # the next sentence has begun: the others are complete
-            yield from parts[:-1]
-            buffer = parts[-1] + (" " if buffer[-1:].isspace() else "")  # "SAM " + "can", not "SAMcan"
-    yield from split_sentences(buffer)
 
 
 def replace_markers(text: str, replace: Callable[[int], str]) -> str:

@@ -18,8 +18,8 @@ from typing import TextIO
 
 import pytest
 
-from rag.ingest import ingest
-from rag.retriever import Retriever
+from rag.index.ingest import ingest
+from rag.index.retriever import Retriever
 from rag.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def cli_env(tmp_path: Path, model_cache: Path) -> dict[str, str]:
 
 def run_rag(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 300):
     return subprocess.run(
-        [sys.executable, "-m", "rag.cli", *args],
+        [sys.executable, "-m", "rag", *args],
         env=env,
         cwd=cwd or ROOT,
         capture_output=True,
@@ -127,7 +127,7 @@ def start_llama_server(log_path: Path, *options: str) -> tuple[subprocess.Popen,
     """llama-cpp-python's OpenAI-compatible server with the bundled GGUF, on a free loopback port (`options`: more
     server flags, e.g. "--embedding", "true")."""
 
-    from rag.llm import find_gguf
+    from rag.answer.llm import find_gguf
 
     port = free_port()
     log = log_path.open("w")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from rag.llm import LLMError
+from rag.answer.llm import LLMError
 
 
 class ScriptedLLM:

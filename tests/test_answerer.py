@@ -12,10 +12,11 @@ import pytest
 from conftest import ROOT, SEEDS, run_rag, start_llama_server, write_jsonl
 from scripted import ScriptedLLM
 
-from rag.answerer import REFUSAL
+from rag.answer.events import Token
+from rag.answer.pipeline import REFUSAL
+from rag.corpus.loaders import load_corpus
 from rag.engine import Engine
-from rag.ingest import ingest
-from rag.loaders import load_corpus
+from rag.index.ingest import ingest
 from rag.text import MARKER
 
 ABSTRACTS = {p.doc_id: p.abstract for p in load_corpus([SEEDS]).papers}
@@ -51,7 +52,7 @@ def test_extractive_answer_is_verbatim_and_cited(engine: Engine) -> None:
 @pytest.mark.llm
 def test_local_backend_answers_with_verified_citations(engine: Engine) -> None:
     tokens: list[str] = []
-    answer = engine.ask(SAM_QUESTION, "local", on_event=lambda e: e.kind == "token" and tokens.append(e.text))
+    answer = engine.ask(SAM_QUESTION, "local", on_event=lambda e: isinstance(e, Token) and tokens.append(e.text))
     data = answer.contract()
     assert_contract(data)
     assert tokens, "the local model streamed nothing"
@@ -133,7 +134,7 @@ def test_chat_follow_up_is_answered_from_the_right_paper(engine: Engine) -> None
 
 @pytest.mark.slow
 def test_openai_compatible_backend_against_a_real_server(engine: Engine, llama_server: str, seeds_settings) -> None:
-    from rag.llm import create_llm
+    from rag.answer.llm import create_llm
 
     settings = seeds_settings.model_copy(update={"openai_base_url": llama_server, "openai_model": "smollm2"})
     llm = create_llm(settings, "openai-compatible")
@@ -169,7 +170,7 @@ def test_server_dying_mid_stream_falls_back(seeds_settings, tmp_path) -> None:
         killed = []
 
         def on_event(event) -> None:  # type: ignore[no-untyped-def]
-            if event.kind == "token" and not killed:
+            if isinstance(event, Token) and not killed:
                 proc.kill()
                 killed.append(True)
 
@@ -222,7 +223,7 @@ def test_cli_chat_session(cli_env, seeds_settings) -> None:
          "/sources", "/reset", "/quit"]
     )  # fmt: skip
     out = subprocess.run(
-        [sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], input=script, env=env, cwd=ROOT,
+        [sys.executable, "-m", "rag", "chat", "--llm", "extractive"], input=script, env=env, cwd=ROOT,
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr

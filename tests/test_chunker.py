@@ -9,9 +9,10 @@ import sys
 import pytest
 from conftest import SEEDS
 
-from rag.chunker import chunk_paper, sentence_spans
-from rag.loaders import load_corpus
+from rag.corpus.chunker import chunk_paper
+from rag.corpus.loaders import load_corpus
 from rag.records import Paper
+from rag.sentences import sentence_spans
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_punkt_loads_without_all_of_nltk_and_leaves_nltk_whole() -> None:
     start), and a later `import nltk` must still get the whole package. In a fresh interpreter, as a cold start."""
     code = (
         "import sys\n"
-        "from rag.chunker import sentence_spans\n"
+        "from rag.sentences import sentence_spans\n"
         "print(sentence_spans('We compare e.g. SAM and AT. Dr. Smith agrees.'))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nltk', 'scipy')))\n"
         "import nltk\n"

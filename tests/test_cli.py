@@ -18,7 +18,7 @@ def seeds_env(cli_env, seeds_settings) -> dict[str, str]:
 
 def test_help_does_not_import_heavy_libraries() -> None:
     code = (
-        "import sys; from rag.cli import main; rc = main(['--help']); "
+        "import sys; from rag.frontends.cli import main; rc = main(['--help']); "
         "heavy = [m for m in ('torch', 'chromadb', 'onnxruntime', 'llama_index', 'sentence_transformers', 'bm25s') "
         "if m in sys.modules]; print(rc, heavy)"
     )
@@ -140,14 +140,14 @@ def test_text_that_could_drive_the_terminal_is_never_printed(cli_env, tmp_path) 
 
 
 def test_a_question_that_is_not_valid_utf8_is_a_one_line_error(cli_env, tmp_path) -> None:
-    result = subprocess.run([sys.executable, "-m", "rag.cli", "search", b"caf\xe9 \xff"], env=cli_env, cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "rag", "search", b"caf\xe9 \xff"], env=cli_env, cwd=ROOT,
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 2
     assert result.stderr.strip() == "rag: the question is not valid text (it holds bytes that are not UTF-8)"
     run_rag("ingest", str(write_jsonl(tmp_path / "p.jsonl", [{"doc_id": "a", "abstract": "Flat minima."}])),
             env=cli_env)  # fmt: skip
 
-    chat = subprocess.run([sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], env=cli_env, cwd=ROOT,
+    chat = subprocess.run([sys.executable, "-m", "rag", "chat", "--llm", "extractive"], env=cli_env, cwd=ROOT,
                           input=b"caf\xe9?\n", capture_output=True, timeout=120)  # fmt: skip
     assert chat.returncode == 0 and b"not valid text" in chat.stderr  # the loop goes on, then ends at EOF
 
@@ -186,7 +186,7 @@ def test_chat_survives_a_chroma_server_restart(cli_env, tmp_path: Path) -> None:
     papers = [{"doc_id": "sam", "abstract": "Sharpness-aware minimization finds flat minima and generalizes better."}]
     assert run_rag("ingest", str(write_jsonl(tmp_path / "p.jsonl", papers)), env=env).returncode == 0
     chat = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "chat", "--llm", "extractive"], env=env, cwd=ROOT, text=True,
+        [sys.executable, "-m", "rag", "chat", "--llm", "extractive"], env=env, cwd=ROOT, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     out, errors = Lines(chat.stdout), Lines(chat.stderr)

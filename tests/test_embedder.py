@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from conftest import write_jsonl
 
-from rag.embedder import AGREEMENT, bundled_model_dir, choose_precision, cpu_has_int8_dot, load_embedder
+from rag.index.models import AGREEMENT, choose_precision, cpu_has_int8_dot, load_embedder
+from rag.onnx import bundled_model_dir
+from rag.records import Query
 
 TEXTS = [
     "Sharpness-aware minimization improves adversarial robustness.",
@@ -54,8 +56,8 @@ def test_sessions_run_without_the_slow_fused_layer_norm(model_cache: Path, tmp_p
     Add and LayerNormalization apart (benchmarks/embedding_speed.py), for the embedder and the verifier alike."""
     import onnx
 
-    from rag.embedder import cpu_session
-    from rag.entailment import model_path
+    from rag.answer.entailment import model_path
+    from rag.onnx import cpu_session
 
     int8 = load_embedder("", model_cache, precision="int8")
     for name, model in (("embedder", int8.onnx_path), ("verifier", model_path())):
@@ -89,7 +91,7 @@ def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache
 def test_the_model_is_prepared_in_a_child_process_so_torch_never_enters_the_loading_one(tmp_path: Path) -> None:
     # Exporting imports torch and the model (about 1 GB that glibc would keep): an ingest's memory would carry it.
     script = (
-        "import sys; from pathlib import Path; from rag.embedder import load_embedder; "
+        "import sys; from pathlib import Path; from rag.index.models import load_embedder; "
         f"e = load_embedder('', Path({str(tmp_path / 'cache')!r}), precision='int8'); "
         "print(e.precision, e.embed(['a sentence']).shape, 'torch' in sys.modules, "
         "'onnxruntime.quantization' in sys.modules)"
@@ -100,10 +102,10 @@ def test_the_model_is_prepared_in_a_child_process_so_torch_never_enters_the_load
 
 
 def test_an_index_records_its_precision_and_a_mismatch_says_how_to_fix_it(make_settings, tmp_path: Path) -> None:
-    from rag import store
     from rag.errors import BadInput
-    from rag.ingest import ingest
-    from rag.library import Library
+    from rag.index import store
+    from rag.index.ingest import ingest
+    from rag.index.library import Library
 
     settings = make_settings()
     write_jsonl(tmp_path / "p.jsonl", [{"doc_id": "a", "abstract": "Sharpness-aware minimization finds flat minima."}])
@@ -111,10 +113,10 @@ def test_an_index_records_its_precision_and_a_mismatch_says_how_to_fix_it(make_s
     expected = "int8" if cpu_has_int8_dot() else "fp32"
     collection = store.open_collection(settings, create=False)
     assert store.index_precision(collection) == expected
-    assert Library(settings).search("flat minima", 1)[0].doc_id == "a"  # auto follows the index
+    assert Library(settings).search(Query("flat minima", 1))[0].doc_id == "a"  # auto follows the index
     other = "fp32" if expected == "int8" else "int8"
     with pytest.raises(BadInput, match=f"built with {expected} embeddings.*RAG_EMBEDDING_PRECISION is {other}"):
-        Library(settings.model_copy(update={"embedding_precision": other})).search("flat minima", 1)
+        Library(settings.model_copy(update={"embedding_precision": other})).search(Query("flat minima", 1))
     assert choose_precision("auto", "fp32") == "fp32" and choose_precision("int8", None) == "int8"
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SEEDS_QA, run_rag
 
-from rag.evaluation import answer_metrics, retrieval_metrics
-from rag.reports import compare
+from rag.evaluation.harness import answer_metrics, retrieval_metrics
+from rag.evaluation.reports import compare
 
 CONFIG = """
 [[runs]]
@@ -92,7 +92,7 @@ def test_report_schema_and_files(eval_env, tmp_path) -> None:
 
 def test_an_interrupted_run_resumes_where_it_stopped(eval_env, tmp_path) -> None:
     out = tmp_path / "resumable"
-    args = [sys.executable, "-m", "rag.cli", "eval", str(SEEDS_QA), "--config", str(tmp_path / "runs.toml"),
+    args = [sys.executable, "-m", "rag", "eval", str(SEEDS_QA), "--config", str(tmp_path / "runs.toml"),
             "--limit", "12", "--out", str(out)]  # fmt: skip
     proc = subprocess.Popen(args, env=eval_env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SEEDS, run_rag, write_jsonl
 
-from rag import store
-from rag.chunker import chunk_paper
+from rag.corpus.chunker import chunk_paper
+from rag.corpus.loaders import load_corpus
 from rag.errors import BadInput
-from rag.ingest import ingest
-from rag.keyword_index import read_manifest
-from rag.loaders import load_corpus
-from rag.retriever import Retriever
+from rag.index import store
+from rag.index.ingest import ingest
+from rag.index.keywords import read_manifest
+from rag.index.retriever import Retriever
+from rag.records import Query
 from rag.settings import Settings
 
 PUBMED = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
@@ -60,7 +61,8 @@ def test_seeds_are_indexed_with_the_right_chunks(seeds_settings) -> None:
 def test_a_first_ingest_builds_the_keyword_index_the_collection_would_give(seeds_settings, tmp_path: Path) -> None:
     """Into an empty collection, the ingest tokenizes each batch as it writes it instead of reading every chunk
     back at the end: the index must be the one a rebuild from the collection gives."""
-    from rag.keyword_index import KeywordIndex, tokenize
+    from rag.index.keywords import KeywordIndex
+    from rag.terms import tokenize
 
     written = KeywordIndex.load(seeds_settings.keyword_dir)
     assert written is not None and len(written.segments) == 1  # no delta
@@ -132,9 +134,9 @@ def test_changed_abstract_replaces_its_chunks(make_settings, tmp_path: Path) -> 
     second = ingest([corpus], settings)
     assert (second.added, second.updated, second.unchanged) == (0, 1, 1)
     assert [i for i in stored_ids(settings) if i.startswith("p1::")] == ["p1::0"]
-    hits = Retriever(settings).search("protein folding", k=1)
+    hits = Retriever(settings).search(Query("protein folding", 1))
     assert hits[0].doc_id == "p1" and hits[0].text == "Now a short abstract about protein folding."
-    assert Retriever(settings).search("graph neural networks sentence number", k=2, mode="keyword") == []
+    assert Retriever(settings).search(Query("graph neural networks sentence number", 2, mode="keyword")) == []
 
 
 def test_bad_file_writes_nothing(make_settings, tmp_path: Path) -> None:
@@ -152,7 +154,7 @@ def test_killed_ingest_is_completed_by_the_next_run(cli_env, tmp_path: Path) -> 
     corpus = write_jsonl(tmp_path / "part.jsonl", [json.loads(line) for line in PUBMED.read_text().splitlines()[:240]])
     env = {**cli_env, "RAG_INGEST_BATCH_SIZE": "40"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "ingest", str(corpus), "-v"],
+        [sys.executable, "-m", "rag", "ingest", str(corpus), "-v"],
         env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     for line in proc.stdout:
@@ -170,7 +172,11 @@ def test_killed_ingest_is_completed_by_the_next_run(cli_env, tmp_path: Path) -> 
     assert 0 < len(partial) < len(expected)
 
     rerun = subprocess.run(
-        [sys.executable, "-m", "rag.cli", "ingest", str(corpus)], env=env, cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "rag", "ingest", str(corpus)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert rerun.returncode == 0, rerun.stderr
     final = stored_ids(settings)
@@ -187,14 +193,15 @@ def test_a_long_ingest_embeds_in_worker_processes_and_stores_the_same_vectors(cl
 
     import numpy as np
 
-    from rag.embedder import POOL_MIN_PAPERS, embedder_for
+    from rag.index.models import embedder_for
+    from rag.index.workers import POOL_MIN_PAPERS
 
     lines = PUBMED.read_text().splitlines()[:POOL_MIN_PAPERS]
     corpus = write_jsonl(tmp_path / "long.jsonl", [json.loads(line) for line in lines])
     env = {**cli_env, "RAG_EMBED_WORKERS": "2"}
     log = tmp_path / "ingest.log"
     with log.open("w") as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "rag.cli", "ingest", str(corpus)], env=env, cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(corpus)], env=env, cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=stderr)  # fmt: skip
     workers = 0
     while proc.poll() is None:
@@ -222,7 +229,7 @@ def test_ingest_and_search_through_a_chroma_server(chroma_server, make_settings)
 
     remote = chromadb.HttpClient(host=host, port=port).get_collection("server-seeds")
     assert remote.count() == len(expected_chunk_ids([SEEDS], settings))
-    hits = Retriever(settings).search("protein language model at the atom scale", k=3)
+    hits = Retriever(settings).search(Query("protein language model at the atom scale", 3))
     assert hits[0].doc_id == "000_c1913070b188e76b#8"
     assert not (settings.data_dir / "chroma").exists()  # nothing went to the embedded store
 
@@ -235,16 +242,18 @@ PAPERS = [
 
 
 def test_removed_papers_leave_every_index(make_settings, tmp_path: Path) -> None:
-    from rag.library import Library
+    from rag.index.library import Library
 
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
     library = Library(settings)
-    assert library.search("oversmoothing graph neural networks", 1, mode="keyword")[0].doc_id == "gnn"
+    assert library.search(Query("oversmoothing graph neural networks", 1, mode="keyword"))[0].doc_id == "gnn"
     report = library.remove(["gnn", "nope"])
     assert (report.removed, report.not_indexed) == (["gnn"], ["nope"])
     for mode in ("dense", "keyword", "hybrid"):
-        assert "gnn" not in [r.doc_id for r in library.search("oversmoothing graph neural networks", 3, mode=mode)]
+        assert "gnn" not in [
+            r.doc_id for r in library.search(Query("oversmoothing graph neural networks", 3, mode=mode))
+        ]
     assert library.stats()["abstracts"] == 2 and read_manifest(settings.keyword_dir)["chunks"] == 2
 
 
@@ -284,7 +293,7 @@ def test_two_workers_ingest_into_one_chroma_server_at_once(chroma_server, cli_en
     server = {"CHROMA_HOST": host, "CHROMA_PORT": str(port), "RAG_COLLECTION": "two-workers"}
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "rag.cli", "ingest", str(path)],
+            [sys.executable, "-m", "rag", "ingest", str(path)],
             env={**cli_env, **server, "RAG_DATA_DIR": str(tmp_path / f"worker-{i}")},
             cwd=ROOT,
             stdout=subprocess.PIPE,
@@ -306,21 +315,21 @@ def test_two_workers_ingest_into_one_chroma_server_at_once(chroma_server, cli_en
     for path in files:
         first = json.loads(path.read_text().splitlines()[0])
         question = first["abstract"][:200]
-        assert reader.search(question, k=3, mode="keyword")[0].doc_id == first["doc_id"]
-        assert reader.search(question, k=3, mode="dense")[0].doc_id == first["doc_id"]
+        assert reader.search(Query(question, 3, mode="keyword"))[0].doc_id == first["doc_id"]
+        assert reader.search(Query(question, 3, mode="dense"))[0].doc_id == first["doc_id"]
 
 
 def test_a_damaged_keyword_index_heals_and_stats_stay_true(make_settings, tmp_path: Path) -> None:
-    from rag.library import Library
+    from rag.index.library import Library
 
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
     folder = settings.keyword_dir
     (folder / "main" / "chunk_ids.npy").write_text("{garbled")
-    assert Library(settings).search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
+    assert Library(settings).search(Query("oversmoothing graph networks", 1, mode="keyword"))[0].doc_id == "gnn"
     for path in [p for p in (folder / "main").iterdir() if p.name != "chunk_ids.npy"]:
         path.unlink()  # the BM25 files gone
-    assert Library(settings).search("serum hCG immunoassays", 1, mode="keyword")[0].doc_id == "hcg"
+    assert Library(settings).search(Query("serum hCG immunoassays", 1, mode="keyword"))[0].doc_id == "hcg"
     manifest = json.loads((folder / "manifest.json").read_text())
     (folder / "manifest.json").write_text(json.dumps({**manifest, "chunks": 1, "docs": 1}))  # stale
     assert Library(settings).stats()["abstracts"] == 3
@@ -349,7 +358,7 @@ def test_two_ingests_into_one_embedded_index_take_turns_and_lose_nothing(cli_env
     files[1].write_text("\n".join(lines[150:300]) + "\n")
     workers = [
         subprocess.Popen(
-            [sys.executable, "-m", "rag.cli", "ingest", str(path)],
+            [sys.executable, "-m", "rag", "ingest", str(path)],
             env=cli_env,
             cwd=ROOT,
             stdout=subprocess.PIPE,
@@ -368,7 +377,7 @@ def test_two_ingests_into_one_embedded_index_take_turns_and_lose_nothing(cli_env
               if meta["chunk_index"] == 0]  # fmt: skip
     assert len(firsts) == 300
     for text, doc_id in firsts:  # every chunk has its vector: a first chunk's own text finds it
-        assert retriever.search(text, k=1, mode="dense")[0].doc_id == doc_id
+        assert retriever.search(Query(text, 1, mode="dense"))[0].doc_id == doc_id
 
 
 def lose_vector_log_entries(settings, count: int) -> None:
@@ -385,7 +394,7 @@ def lose_vector_log_entries(settings, count: int) -> None:
 
 
 def test_doctor_finds_and_repairs_what_went_wrong(cli_env, make_settings, tmp_path: Path) -> None:
-    from rag.library import Library
+    from rag.index.library import Library
 
     settings = make_settings(data_dir=Path(cli_env["RAG_DATA_DIR"]))
     long_paper = {
@@ -410,7 +419,7 @@ def test_doctor_finds_and_repairs_what_went_wrong(cli_env, make_settings, tmp_pa
     assert run_rag("doctor", env=cli_env).returncode == 0
     last = sorted(stored_ids(settings), key=lambda cid: int(cid.split("::")[1]))[-1]
     text = store.get_chunks(store.open_collection(settings, create=False), [last])[last][0]
-    assert Library(settings).search(text, 1, mode="dense")[0].doc_id == "long"
+    assert Library(settings).search(Query(text, 1, mode="dense"))[0].doc_id == "long"
 
 
 def test_rebuild_starts_the_index_afresh_from_the_files(cli_env, make_settings, tmp_path: Path) -> None:
@@ -436,7 +445,7 @@ def test_the_lean_score_matrix_is_the_one_bm25s_builds() -> None:
     import numpy as np
     from bm25s.tokenization import Tokenized
 
-    from rag.keyword_index import lean_csc
+    from rag.index.keywords import lean_csc
 
     rng = np.random.default_rng(7)
     corpus = [list(rng.integers(0, 300, rng.integers(1, 50))) for _ in range(2000)]
@@ -452,7 +461,7 @@ def test_the_lean_score_matrix_is_the_one_bm25s_builds() -> None:
 def test_a_keyword_index_written_before_the_per_chunk_arrays_loads_without_a_rebuild(
     make_settings, tmp_path: Path
 ) -> None:
-    from rag.library import Library
+    from rag.index.library import Library
 
     settings = make_settings()
     venues = ("ICML", "ICLR", "ICLR")
@@ -464,30 +473,30 @@ def test_a_keyword_index_written_before_the_per_chunk_arrays_loads_without_a_reb
     for name in ("chunk_ids.npy", "venues.npy", "years.npy"):
         (main / name).unlink()
     library = Library(settings)
-    assert [hit.doc_id for hit in library.search("minima networks", 3, venue="ICLR", mode="keyword")] == ["gnn"]
-    in_2020 = library.search("minima networks", 3, year=2020, mode="keyword")
+    assert [hit.doc_id for hit in library.search(Query("minima networks", 3, venue="ICLR", mode="keyword"))] == ["gnn"]
+    in_2020 = library.search(Query("minima networks", 3, year=2020, mode="keyword"))
     assert sorted(hit.doc_id for hit in in_2020) == ["gnn", "sam"]
     assert not (main / "chunk_ids.npy").exists()  # read as it was, not rebuilt
 
 
 def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_path: Path) -> None:
-    from rag.keyword_index import DELTA_MIN, KeywordIndex
-    from rag.library import Library
+    from rag.index.keywords import DELTA_MIN, KeywordIndex
+    from rag.index.library import Library
 
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
     main = settings.keyword_dir / "main" / "chunk_ids.npy"
     inode = main.stat().st_ino
     library = Library(settings)
-    assert library.search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
+    assert library.search(Query("oversmoothing graph networks", 1, mode="keyword"))[0].doc_id == "gnn"
     extra = [
         {"doc_id": "vit", "venue": "ICLR", "year": 2021, "abstract": "Vision transformers split images into patches."}
     ]
     assert library.add([write_jsonl(tmp_path / "q.jsonl", extra)]).added == 1
     assert main.stat().st_ino == inode  # the main segment was linked into place, not rebuilt
     assert json.loads((settings.keyword_dir / "delta" / "chunks.json").read_text())["chunk_ids"] == ["vit::0"]
-    assert library.search("vision transformers image patches", 1, mode="keyword")[0].doc_id == "vit"
-    assert library.search("oversmoothing graph networks", 1, mode="keyword")[0].doc_id == "gnn"
+    assert library.search(Query("vision transformers image patches", 1, mode="keyword"))[0].doc_id == "vit"
+    assert library.search(Query("oversmoothing graph networks", 1, mode="keyword"))[0].doc_id == "gnn"
     appended = library.retriever.keyword.search("vision transformers split images", 1)[0]
     KeywordIndex.build(store.iter_chunks(store.open_collection(settings)), tmp_path / "whole")
     rebuilt = KeywordIndex.load(tmp_path / "whole").search("vision transformers split images", 1)[0]
@@ -497,7 +506,7 @@ def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_
     changed = [{**PAPERS[0], "abstract": PAPERS[0]["abstract"] + " It also helps transformers."}]
     assert library.add([write_jsonl(tmp_path / "c.jsonl", changed)]).updated == 1
     assert not (settings.keyword_dir / "delta").exists() and main.stat().st_ino != inode  # a change: rebuilt
-    assert library.search("vision transformers image patches", 1, mode="keyword")[0].doc_id == "vit"
+    assert library.search(Query("vision transformers image patches", 1, mode="keyword"))[0].doc_id == "vit"
     rows = [(f"x{i}::0", "filler text", {"doc_id": f"x{i}"}) for i in range(DELTA_MIN + 1)]
     assert KeywordIndex.append(rows, settings.keyword_dir) is None  # too many for a delta: the caller rebuilds
 
@@ -505,7 +514,8 @@ def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_
 def test_the_keyword_index_built_slice_by_slice_scores_as_one_built_at_once(tmp_path: Path) -> None:
     """A rebuild reads and tokenizes the collection a slice at a time (memory): the slices share one vocabulary,
     so every score is the same as when all rows are tokenized together."""
-    from rag.keyword_index import Segment, SegmentBuilder, tokenize
+    from rag.index.keywords import Segment, SegmentBuilder
+    from rag.terms import tokenize
 
     rows = [(f"{p['doc_id']}::0", p["abstract"], {"doc_id": p["doc_id"], "venue": p.get("venue")}) for p in PAPERS]
     rows += [(f"extra{i}::0", f"Graph networks variant {i} reduces oversmoothing.", {"doc_id": f"extra{i}"})

@@ -7,7 +7,7 @@ import pytest
 from conftest import write_jsonl
 from payloads import PAYLOADS
 
-from rag.verifier import withheld_sentences, without_instructions
+from rag.answer.injection import withheld_sentences, without_instructions
 
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi"]
 DOMAINS = ["river", "traffic", "weather", "power-grid", "soil", "ocean", "seismic", "air-quality"]
@@ -59,7 +59,7 @@ def test_ordinary_sentences_are_not_withheld(sentence: str) -> None:
 @pytest.fixture(scope="module")
 def injected(tmp_path_factory, model_cache):
     from rag.engine import Engine
-    from rag.ingest import ingest
+    from rag.index.ingest import ingest
     from rag.settings import Settings
 
     data = tmp_path_factory.mktemp("injected")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import SEEDS, write_jsonl
 
+from rag.corpus.loaders import load_corpus, text_hash_id
 from rag.errors import BadInput
-from rag.loaders import load_corpus, text_hash_id
 
 ABSTRACT = "We study things. We find that things work well on two benchmarks."
 

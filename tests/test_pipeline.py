@@ -9,9 +9,12 @@ import json
 import pytest
 from scripted import ScriptedLLM
 
-from rag.answerer import UNVERIFIED_NOTE, Event
+from rag.answer.events import Event, Note, Sentence, Token
+from rag.answer.pipeline import UNVERIFIED_NOTE
 from rag.engine import Engine
+from rag.errors import BadInput
 from rag.prompts import load_prompt
+from rag.records import Answer, Query
 
 SAM_DOC = "000_c1913070b188e76b#5"
 ESM_DOC = "000_c1913070b188e76b#8"
@@ -39,13 +42,35 @@ def test_supported_sentences_are_kept_renumbered_and_streamed_as_events(scripted
     assert answer.answer == f"{SAM_FINDING} [1]. {SAM_CLEAN} [1]."
     assert [c.doc_id for c in answer.citations] == [SAM_DOC] and answer.citations[0].quote.startswith("Intriguingly")
     assert (answer.verifier.kept, answer.verifier.dropped, answer.verifier.fallback) == (2, 0, None)
-    kinds = [e.kind for e in events]
-    assert kinds[0] == "token" and kinds.count("sentence") == 2 and "note" not in kinds
-    assert " ".join(e.text for e in events if e.kind == "sentence") == answer.answer
+    kinds = [type(e) for e in events]
+    assert kinds[0] is Token and kinds.count(Sentence) == 2 and Note not in kinds
+    assert " ".join(e.text for e in events if isinstance(e, Sentence)) == answer.answer
     assert {"retrieve", "focus", "generate", "verify", "first_token", "total"} == set(answer.timings_ms)
     assert answer.backend == "local" and len(llm.calls) == 1
     prompt = llm.calls[0][-1]["content"]
     assert "[1]" in prompt and "SAM alone can improve adversarial robustness" in prompt  # the key sentence is shown
+
+
+def test_the_stream_reports_the_same_events_and_ends_in_the_answer(scripted) -> None:
+    engine, _ = scripted(f"{SAM_FINDING} [1]. {UNSUPPORTED} [1]. {SAM_CLEAN} [1].")
+    items = list(engine.stream(Query(SAM_QUESTION, 3), "local"))
+    *events, answer = items
+    assert isinstance(answer, Answer) and not any(isinstance(e, Answer) for e in events)
+    assert " ".join(e.text for e in events if isinstance(e, Sentence)) == answer.answer
+    assert answer.answer == f"{SAM_FINDING} [1]. {SAM_CLEAN} [1]." and answer.verifier.dropped == 1
+    called: list[Event] = []
+    again = engine.ask(Query(SAM_QUESTION, 3), "local", on_event=called.append)
+    assert [e for e in events if not isinstance(e, Token)] == [e for e in called if not isinstance(e, Token)]
+    assert again.contract() | {"timings_ms": {}} == answer.contract() | {"timings_ms": {}}
+
+
+def test_the_stream_raises_what_the_request_raises(scripted) -> None:
+    engine, _ = scripted("unused")
+    stream = engine.stream("   ", "local")
+    with pytest.raises(BadInput, match="empty"):
+        next(stream)
+    with pytest.raises(BadInput, match="unknown venue"):
+        list(engine.stream(Query(SAM_QUESTION, venue="NeurIPS"), "local"))
 
 
 def test_a_wrong_citation_is_reattributed_and_an_unsupported_sentence_dropped(scripted) -> None:
@@ -58,6 +83,7 @@ def test_a_wrong_citation_is_reattributed_and_an_unsupported_sentence_dropped(sc
     assert report["dropped_sentences"] == [
         {"text": f"{UNSUPPORTED}.", "reason": "no retrieved abstract supports it", "quote": None, "doc_id": None}
     ]
+    assert [d.kind for d in answer.verifier.dropped_sentences] == ["unsupported"]
 
 
 def test_nothing_verified_falls_back_to_extractive_with_a_note(scripted) -> None:
@@ -65,7 +91,7 @@ def test_nothing_verified_falls_back_to_extractive_with_a_note(scripted) -> None
     events: list[Event] = []
     answer = engine.ask(SAM_QUESTION, "local", on_event=events.append)
     assert answer.verifier.fallback == "extractive" and answer.verifier.dropped == 2
-    assert answer.note == UNVERIFIED_NOTE and Event("note", UNVERIFIED_NOTE) in events
+    assert answer.note == UNVERIFIED_NOTE and Note(UNVERIFIED_NOTE) in events
     assert answer.citations[0].doc_id == SAM_DOC and not answer.refused
     assert "fallback" in answer.timings_ms and answer.backend == "local"
 
@@ -129,6 +155,9 @@ def test_a_contradicted_sentence_is_dropped_with_the_contradicting_quote(scripte
     [dropped] = data["verifier"]["dropped_sentences"]
     assert dropped["reason"] == "contradicted by [1]" and dropped["doc_id"] == SAM_DOC
     assert "SAM alone can improve adversarial robustness" in dropped["quote"]
+    assert set(dropped) == {"text", "reason", "quote", "doc_id"}  # the contract's shape: the kind stays inside
+    answer = engine.ask(SAM_QUESTION, "local")
+    assert [d.kind for d in answer.verifier.dropped_sentences] == ["contradicted"]
 
 
 def judge_reply(*verdicts: tuple[str, int | None, str]) -> str:

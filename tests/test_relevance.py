@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from scripted import ScriptedLLM
 
-from rag.answerer import OFF_TOPIC
+from rag.answer.extractive import key_sentences
+from rag.answer.pipeline import OFF_TOPIC
+from rag.answer.relevance import REFUSAL_THRESHOLDS, Question, entailment_reader, gate_threshold, question_terms
+from rag.answer.sources import Source
 from rag.engine import Engine
-from rag.extractive import key_sentences
-from rag.relevance import REFUSAL_THRESHOLDS, Question, entailment_reader, gate_threshold, question_terms
-from rag.verifier import Source
 
 SAM_DOC = "000_c1913070b188e76b#5"
 SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
@@ -71,7 +71,7 @@ def test_the_sentence_that_answers_is_chosen_over_those_that_restate_the_questio
     library, pipeline = engine.library, engine.pipeline
     source = Source(1, QGOFT_DOC, library.abstracts([QGOFT_DOC])[QGOFT_DOC])
     pipeline.verifier.prepare([source])
-    vector, terms = library.query_vector(QGOFT_QUESTION), library.question_terms(QGOFT_QUESTION)
+    vector, terms = library.query_vector(QGOFT_QUESTION), pipeline.question_terms(QGOFT_QUESTION)
     reread = key_sentences(source, Question(QGOFT_QUESTION, vector, terms, pipeline.reader_for(QGOFT_QUESTION)), 0.9)
     plain = key_sentences(source, Question(QGOFT_QUESTION, vector, terms), 0.9)
     assert any(QGOFT_ANSWER in source.sentences[i] for i in reread)
@@ -142,7 +142,7 @@ def test_a_local_model_is_given_the_most_relevant_sentences_to_pick_from(scripte
 def test_the_sentence_picker_allows_only_whole_given_sentences_each_once(seeds_settings) -> None:
     from llama_cpp import Llama
 
-    from rag.llm import SentencePicker, find_gguf
+    from rag.answer.llm import SentencePicker, find_gguf
 
     vocabulary = Llama(model_path=str(find_gguf(seeds_settings)), vocab_only=True, verbose=False)
     choices = ["SAM improves robustness [1].", "Code is online [2]."]
@@ -182,7 +182,7 @@ def test_a_quantity_question_gets_sentences_that_state_the_number_it_asks_for(
     library, pipeline = engine.library, engine.pipeline
     source = Source(1, "stroke", STROKE_ABSTRACT)
     pipeline.verifier.prepare([source])
-    asked = Question(question, library.query_vector(question), library.question_terms(question))
+    asked = Question(question, library.query_vector(question), pipeline.question_terms(question))
     picked = [source.sentences[i] for i in key_sentences(source, asked, 0.9)]
     assert any(answer in s for s in picked)
     assert not any(not_answer in s for s in picked)

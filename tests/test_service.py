@@ -17,6 +17,7 @@ import httpx
 import pytest
 from conftest import ROOT, free_port, run_rag, wait_until_ready, write_jsonl
 
+from rag.records import Query
 from rag.text import MARKER
 
 pytestmark = pytest.mark.slow
@@ -31,7 +32,7 @@ def start_service(data_dir: Path, model_cache: Path, log: Path, **env: str) -> t
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
     environ.update({"RAG_DATA_DIR": str(data_dir), "RAG_MODEL_CACHE": str(model_cache), **env})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "rag", "serve", "--port", str(port)],
         env=environ, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -212,10 +213,10 @@ def test_serving_beyond_loopback_needs_keys(cli_env) -> None:
 def test_embeddings_from_a_server_match_the_local_model(model_cache, make_settings, tmp_path) -> None:
     """`rag serve` as another machine's embeddings server (OpenAI /v1/embeddings): an ingest and searches that use
     RAG_EMBEDDING_BASE_URL get the local model's vectors (fp32 on both sides), and a dead server is one line."""
-    from rag import store
-    from rag.embedder import embedder_for
-    from rag.ingest import ingest
-    from rag.library import Library
+    from rag.index import store
+    from rag.index.ingest import ingest
+    from rag.index.library import Library
+    from rag.index.models import embedder_for
 
     served = make_settings(data_dir=tmp_path / "served", embedding_precision="fp32")
     papers = [{"doc_id": "sam", "abstract": "Sharpness-aware minimization finds flat minima."}]
@@ -231,9 +232,9 @@ def test_embeddings_from_a_server_match_the_local_model(model_cache, make_settin
         corpus = write_jsonl(tmp_path / "c.jsonl", [*papers, {"doc_id": "gnn", "abstract": texts[0]}])
         assert ingest([corpus], remote).added == 2
         assert store.index_precision(store.open_collection(remote, create=False)) == "fp32"
-        assert Library(remote).search("oversmoothing in deep graph networks", 1, mode="dense")[0].doc_id == "gnn"
+        assert Library(remote).search(Query("oversmoothing in deep graph networks", 1, mode="dense"))[0].doc_id == "gnn"
         local = remote.model_copy(update={"embedding_base_url": None, "embedding_precision": "fp32"})
-        assert Library(local).search("oversmoothing in deep graph networks", 1, mode="dense")[0].doc_id == "gnn"
+        assert Library(local).search(Query("oversmoothing in deep graph networks", 1, mode="dense"))[0].doc_id == "gnn"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -247,7 +248,7 @@ def test_a_server_giving_vectors_per_token_is_refused_in_one_line(tmp_path) -> N
     answers one vector per token, which cannot stand for a text."""
     from conftest import start_llama_server
 
-    from rag.embedder import RemoteEmbedder
+    from rag.index.embedder import RemoteEmbedder
 
     proc, base_url = start_llama_server(tmp_path / "llama.log", "--embedding", "true")
     try:
@@ -267,7 +268,7 @@ def test_a_stream_whose_client_left_before_its_first_byte_gives_its_place_back()
 
     from starlette.requests import ClientDisconnect
 
-    from rag.service import Admission, AdmittedStream
+    from rag.frontends.http.admission import Admission, AdmittedStream
 
     admission = Admission(running=1, waiting=0)
     place = admission.admit()

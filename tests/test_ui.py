@@ -14,7 +14,7 @@ import httpx
 import pytest
 from conftest import ROOT, SEEDS, free_port, write_jsonl
 
-from rag.ingest import ingest
+from rag.index.ingest import ingest
 from rag.settings import Settings
 
 LEAK = (
@@ -51,7 +51,7 @@ def ui_server(tmp_path_factory, model_cache):
     port = free_port()
     log = (data / "ui.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag.cli", "ui", "--port", str(port)],
+        [sys.executable, "-m", "rag", "ui", "--port", str(port)],
         env=env,
         cwd=ROOT,
         stdout=log,
@@ -257,6 +257,26 @@ def test_markdown_in_answers_and_drafts_is_escaped() -> None:
     for html_text in (answer_html(f"LeakyNet works {image} well [1]."), draft_html(["Done [1]."], image)):
         assert "![" not in html_text and "\\!\\[a\\]\\(http://leak.invalid/x.png\\)" in html_text
     assert '<a class="cite" href="#src-1">[1]</a>' in answer_html("LeakyNet works [1].")
+
+
+def test_the_verifier_note_reads_the_kind_of_a_dropped_sentence_not_its_wording() -> None:
+    from rag.records import Answer, DroppedSentence, VerifierReport
+    from ui.render import verifier_note
+
+    dropped = [
+        DroppedSentence(
+            "SAM hurts robustness.", "contradicted by [2]", "SAM improves robustness.", "d", "contradicted"
+        ),
+        DroppedSentence(
+            "Contradicted by nothing at all.", "contradicted by the wording alone", None, None, "off_topic"
+        ),
+    ]
+    report = VerifierReport(dropped=2, dropped_sentences=dropped)
+    note = verifier_note(Answer("q", "a", False, [], "extractive", {}, report))
+    assert note == (
+        "Verifier: 1 unsupported sentence(s) removed; removed “SAM hurts robustness.”, contradicted by [2] "
+        "(“SAM improves robustness.”)."
+    )
 
 
 def test_only_web_urls_become_links() -> None:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from rag.text import split_markers, split_sentences
-from rag.verifier import Source, Verifier, lexical_gaps, without_instructions
+from rag.answer.injection import without_instructions
+from rag.answer.judges import lexical_gaps
+from rag.answer.sources import Source
+from rag.answer.verifier import Verifier
+from rag.sentences import split_sentences
+from rag.text import split_markers
 
 SAM = (
     "Adversarial Training (AT) is an effective defense but reduces clean accuracy. "
@@ -84,7 +88,7 @@ def test_markers_and_lexical_checks() -> None:
 
 
 def test_instructions_inside_an_abstract_never_support_a_claim(engine) -> None:
-    from rag.verifier import without_instructions
+    from rag.answer.injection import without_instructions
 
     abstract = (
         "We propose GraphMender, which repairs corrupted citation graphs. "

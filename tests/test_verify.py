@@ -99,7 +99,7 @@ def test_eval_claims_mode_reports_kept_rates_per_label(cli_env, tmp_path) -> Non
 @pytest.mark.slow
 def test_the_rebuild_command_on_a_tiny_training_set(cli_env, tmp_path) -> None:
     """`rag train-verifier` end to end (pairs, training, ONNX export, quantisation, checksum) on 16 pairs."""
-    from rag.entailment import EntailmentModel, model_path
+    from rag.answer.entailment import EntailmentModel, model_path
 
     out = tmp_path / "verifier"
     result = run_rag("train-verifier", "--limit", "16", "--out", str(out), env=cli_env, timeout=600)

@@ -4,19 +4,18 @@ citation logic of its own. One Engine per process serves every session; conversa
 from __future__ import annotations
 
 import logging
-import queue
 import tempfile
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-from rag.answerer import Event, OnEvent
+from rag.answer.events import Event, Sentence, Token
 from rag.engine import Engine
 from rag.errors import BadInput
-from rag.records import Answer
+from rag.records import Answer, Query
 from rag.settings import BACKENDS, Settings
 from rag.text import EmptyInput, check_question
 from ui.render import answer_html, draft_html, markdown_export, markdown_text, sources_html, verifier_note
@@ -47,35 +46,35 @@ mark { background: #fde68a; }
 """
 
 
-def stream_request(run: Callable[[OnEvent], Answer]) -> Iterator[tuple[str, Any]]:
-    """Run an engine request in a worker thread. Yields ("progress", html of the verified sentences so far and the
-    dimmed draft of the next) while the answer streams, then ("answer", Answer) or ("error", message)."""
-    events: queue.Queue[tuple[str, Any]] = queue.Queue()
+@dataclass(frozen=True)
+class Failure:
+    """A request that failed, as one short message for the page."""
 
-    def work() -> None:
-        try:
-            events.put(("answer", run(lambda event: events.put(("event", event)))))
-        except BadInput as exc:
-            events.put(("error", str(exc)))
-        except Exception as exc:  # shown as a short message; the details go to the log
-            log.exception("request failed")
-            events.put(("error", f"Something went wrong ({type(exc).__name__}). The app keeps working; try again."))
+    message: str
 
-    threading.Thread(target=work, daemon=True).start()
+
+def shown(events: Iterator[Event | Answer]) -> Iterator[str | Answer | Failure]:
+    """An answer's stream as the page shows it: after each event, the html of the verified sentences so far and the
+    dimmed draft of the next; then the Answer, or a Failure."""
     settled: list[str] = []
     draft = ""
-    while True:
-        kind, payload = events.get()
-        if kind in ("answer", "error"):
-            yield kind, payload
-            return
-        event: Event = payload
-        if event.kind == "token":
-            draft += event.text
-        elif event.kind == "sentence":
-            settled.append(event.text)
-            draft = ""
-        yield "progress", draft_html(settled, draft)
+    try:
+        for item in events:
+            match item:
+                case Answer():
+                    yield item
+                    return
+                case Token(text):
+                    draft += text
+                case Sentence(text):
+                    settled.append(text)
+                    draft = ""
+            yield draft_html(settled, draft)
+    except BadInput as exc:
+        yield Failure(str(exc))
+    except Exception as exc:  # shown as a short message; the details go to the log
+        log.exception("request failed")
+        yield Failure(f"Something went wrong ({type(exc).__name__}). The app keeps working; try again.")
 
 
 def turn_record(answer: Answer) -> dict[str, Any]:
@@ -125,32 +124,33 @@ class Handlers:
         question = self.checked(question, "question")
         history = [*history, {"role": "user", "content": question}, {"role": "assistant", "content": "…"}]
         session = self.engine.chat(backend, state["history"])
-        run = lambda on_event: session.ask(question, on_event=on_event, k=int(k), **filters(venue, year))  # noqa: E731
-        for kind, payload in stream_request(run):
-            if kind == "error":
-                history[-1]["content"] = f"⚠ {payload}"
-                yield history, gr.update(), "", state, ""
-            elif kind == "answer":
-                record = turn_record(payload)
-                turns = [*state["turns"], record]
-                prefix = f"t{len(turns)}-"
-                history[-1]["content"] = answer_html(payload.answer, prefix)
-                new_state = {"history": session.history, "turns": turns}
-                yield history, sources_html(record, prefix), verifier_note(payload), new_state, ""
-            else:
-                history[-1]["content"] = payload
-                yield history, gr.update(), "", state, ""
+        for item in shown(session.stream(Query(question, int(k), **filters(venue, year)))):
+            match item:
+                case Failure(message):
+                    history[-1]["content"] = f"⚠ {message}"
+                    yield history, gr.update(), "", state, ""
+                case Answer():
+                    record = turn_record(item)
+                    turns = [*state["turns"], record]
+                    prefix = f"t{len(turns)}-"
+                    history[-1]["content"] = answer_html(item.answer, prefix)
+                    new_state = {"history": session.history, "turns": turns}
+                    yield history, sources_html(record, prefix), verifier_note(item), new_state, ""
+                case str(html):
+                    history[-1]["content"] = html
+                    yield history, gr.update(), "", state, ""
 
     def summarize(self, topic, k, backend):  # type: ignore[no-untyped-def]
         topic = self.checked(topic, "topic")
-        for kind, payload in stream_request(lambda on_event: self.engine.summarize(topic, backend, int(k), on_event)):
-            if kind == "error":
-                raise gr.Error(payload)
-            if kind == "answer":
-                record = turn_record(payload)
-                yield answer_html(payload.answer, "s-"), sources_html(record, "s-"), verifier_note(payload)
-            else:
-                yield payload, gr.update(), ""
+        for item in shown(self.engine.stream(Query(topic, int(k)), backend, "summary")):
+            match item:
+                case Failure(message):
+                    raise gr.Error(message)
+                case Answer():
+                    record = turn_record(item)
+                    yield answer_html(item.answer, "s-"), sources_html(record, "s-"), verifier_note(item)
+                case str(html):
+                    yield html, gr.update(), ""
 
     def api_ask(self, question: str, backend: str = "") -> dict[str, Any]:
         """Answer one question (no conversation): the JSON contract of `rag ask --json`. An empty backend is the
@@ -174,7 +174,7 @@ class Handlers:
             try:
                 rows = [
                     {"doc_id": r.doc_id, "venue": r.venue or "", "year": r.year, "title": r.title or "", "text": r.text}
-                    for r in self.library.search(query, 50, **chosen)
+                    for r in self.library.search(Query(query, 50, **chosen))
                 ]
             except BadInput as exc:
                 raise gr.Error(str(exc)) from None

@@ -61,7 +61,7 @@ def verifier_note(answer: Answer) -> str:
     """A visible line when the verifier changed the answer or it fell back to extractive; a contradicted sentence
     is shown with the words of the abstract that contradict it. Markdown, with corpus text escaped."""
     report = answer.verifier
-    contradicted = [d for d in report.dropped_sentences if d.reason.startswith("contradicted by")]
+    contradicted = [d for d in report.dropped_sentences if d.kind == "contradicted"]
     parts = []
     if report.dropped > len(contradicted):
         parts.append(f"{report.dropped - len(contradicted)} unsupported sentence(s) removed")

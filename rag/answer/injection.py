@@ -1,0 +1,66 @@
+"""Prompt-injection defence: text in an abstract that addresses the assistant rather than describing research. Such
+sentences are withheld from prompts and can never support or be quoted in an answer (rag/answer/verifier.py blanks
+them when it prepares a source)."""
+
+from __future__ import annotations
+
+import re
+
+from rag.sentences import sentence_spans
+from rag.text import INVISIBLE
+
+# Matched after
+# unicode_folded (full-width letters folded, invisible characters removed), sentence by sentence and across each
+# pair of neighbouring sentences (an instruction split in two).
+INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your|preceding)\s+"
+    r"(\w+\s+)?(instructions?|prompts?|rules)\b"
+    r"|\b(ignore|disregard|forget)\s+(everything|anything)\s+(above|before|said|you\b)"
+    r"|\byou are now\b|\bsystem prompt\b|\b(reply|respond|answer|output) only with\b|\bnew instructions?\s*:"
+    r"|\bfrom now on,?\s+(you|respond|reply|answer|say|always)\b"
+    r"|\b(say|print|output|reply with|respond with|write|answer with)\s+(only\s+)?(exactly\s+)?the\s+(word|phrase)\b"
+    r"|\b(note|message|instructions?)\s+(to|for)\s+(the|any|all)\s+(ai|assistants?|language models?|llms?|chatbots?)\b"
+    r"|\b(dear|hey|attention)\s*,?\s+(ai|assistant|chatbot|llm|language model)\b"
+    # chat-template and role tokens, role prefixes and comments, which no abstract needs
+    r"|<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>|^\s*#{2,}\s*(system|instruction)\b|<!--|^\s*\[//\]:\s*#"
+    r"|^\W{0,3}(system|assistant|user|human)\s*:"
+    # "ignore the previous instructions" in Spanish, Portuguese, French, Italian, German, Dutch, Polish, Russian,
+    # Chinese, Japanese, Korean and Arabic
+    r"|\b(ignora|ignorez|ignorer|ignorar|ignoriere|negeer|zignoruj|игнорируй(те)?)\s+(\w+\s+){0,3}"
+    r"(instrucciones|instruções|instructions|istruzioni|anweisungen|instructies|instrukcje|инструкции)\b"
+    r"|\bignore\s+(todas\s+)?as\s+instruções"
+    r"|(忽略|无视|忽视).{0,6}(指令|指示|说明|提示)|(指示|命令).{0,4}無視|(지시|명령|지침).{0,8}무시|تجاهل.{0,20}(التعليمات|الأوامر)",
+    re.IGNORECASE | re.MULTILINE,
+)
+HIDDEN = re.compile(f"[\u200c\u200d]|{INVISIBLE.pattern}")  # stored text keeps the joiners; matching drops them
+
+
+def unicode_folded(text: str) -> str:
+    """Text as the instruction patterns read it: compatibility forms folded (full-width letters), invisible
+    characters that could split a word removed."""
+    import unicodedata
+
+    return HIDDEN.sub("", unicodedata.normalize("NFKC", text))
+
+
+def instruction_like(text: str) -> bool:
+    return INSTRUCTION.search(unicode_folded(text)) is not None
+
+
+def withheld_sentences(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    """Indices of the sentences that address the assistant, alone or together with a neighbour."""
+    found = {i for i, (a, b) in enumerate(spans) if instruction_like(text[a:b])}
+    for i in range(len(spans) - 1):
+        pair = re.sub(r"[.!?]+\s+", " ", text[spans[i][0] : spans[i + 1][1]])  # read on across the full stop
+        if i not in found and i + 1 not in found and instruction_like(pair):
+            found |= {i, i + 1}
+    return found
+
+
+def without_instructions(text: str) -> str:
+    """The text with any sentence addressed to the assistant replaced by a marker (for prompts)."""
+    spans = sentence_spans(text)
+    withheld = withheld_sentences(text, spans)
+    if not withheld:
+        return text
+    return " ".join("[text withheld]" if i in withheld else text[a:b] for i, (a, b) in enumerate(spans))

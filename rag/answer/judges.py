@@ -1,0 +1,129 @@
+"""Judges: what one source says about a claim (supported, contradicted or not enough information).
+
+`ModelJudge` (RAG_VERIFIER=model, the default) is the entailment cross-encoder of rag/answer/entailment.py, guarded
+by a lexical check (every number and named term of the claim, such as SAM, ESM-AA, CIFAR-10 or GPT-4, must occur in
+the abstract); `LexicalJudge` (RAG_VERIFIER=lexical) is the first judge (embedding similarity, named terms,
+content-word coverage); `LLMJudge` (RAG_VERIFIER=llm) asks an API model about a whole answer at once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Protocol
+
+from rag.answer.entailment import Judgement, Label, decide, read_evidence
+from rag.answer.injection import without_instructions
+from rag.answer.sources import Source
+from rag.terms import content_coverage
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from rag.answer.entailment import EntailmentModel
+    from rag.answer.llm import LLM
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+NAMED = re.compile(r"\b[\w-]*(?:[A-Z][\w-]*[A-Z0-9]|\d)[\w-]*\b")
+NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
+
+
+def lexical_gaps(claim: str, abstract: str) -> list[str]:
+    """Numbers and named terms of the claim that the abstract does not contain."""
+    haystack = abstract.lower()
+    numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS}
+    names = {t for t in NAMED.findall(claim) if not t.isdigit()}
+    return sorted(t for t in numbers | names if t.lower() not in haystack)
+
+
+class Judge(Protocol):
+    """Decides what one source says about a claim."""
+
+    def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement: ...
+
+
+class LexicalJudge:
+    """The first verifier (RAG_VERIFIER=lexical): supported when a sentence of the abstract is close in embedding
+    space, every number and named term of the claim occurs in the abstract, and most of its content words do. It
+    cannot see negation or direction, so it never says "contradicted"."""
+
+    def __init__(self, similarity: float, coverage: float) -> None:
+        self.similarity = similarity
+        self.coverage = coverage
+
+    def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
+        assert source.vectors is not None
+        scores = source.vectors @ claim_vector
+        best = int(scores.argmax())
+        text = " ".join(source.sentences)
+        supported = (
+            scores[best] >= self.similarity
+            and not lexical_gaps(claim, text)
+            and content_coverage(claim, text) >= self.coverage
+        )
+        label: Label = "supported" if supported else "not_enough_info"
+        return Judgement(label, float(scores[best]), source.sentences[best], (best,))
+
+
+class ModelJudge:
+    """The entailment cross-encoder (RAG_VERIFIER=model, the default). A number or named term the abstract does not
+    contain still rules out support, whatever the model says."""
+
+    def __init__(self, model: EntailmentModel, support: float, contradict: float) -> None:
+        self.model = model
+        self.support = support
+        self.contradict = contradict
+
+    def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
+        assert source.vectors is not None
+        similarities = source.vectors @ claim_vector
+        evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities, self.support)
+        verdict = decide(evidence, self.support, self.contradict)
+        if verdict.label == "supported" and lexical_gaps(claim, source.checkable):
+            return Judgement("not_enough_info", 1 - verdict.score, verdict.quote, verdict.sentences)
+        return verdict
+
+
+class JudgeError(RuntimeError):
+    """The LLM judge did not return usable verdicts."""
+
+
+class LLMJudge:
+    """RAG_VERIFIER=llm: one call per answer to an API model, which returns a JSON verdict per sentence
+    (prompts/judge.txt). Its quotes are kept only when they are verbatim in the abstract."""
+
+    def __init__(self, llm: LLM, max_tokens: int, source_chars: int = 1500) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.source_chars = source_chars
+
+    def verdicts(self, claims: list[str], sources: list[Source]) -> list[tuple[Label, int | None, str]]:
+        """(verdict, deciding source number, quote) for each claim; JudgeError when the reply is unusable."""
+        from rag.prompts import load_prompt
+
+        block = "\n\n".join(f"[{s.n}] {without_instructions(s.abstract)[: self.source_chars]}" for s in sources)
+        listed = "\n".join(f"{i}. {claim}" for i, claim in enumerate(claims, start=1))
+        prompt = load_prompt("judge").format(sources=block, sentences=listed)
+        reply = self.llm.complete([{"role": "user", "content": prompt}], self.max_tokens, json=True)
+        return parse_verdicts(reply, len(claims), {s.n for s in sources})
+
+
+def parse_verdicts(reply: str, count: int, numbers: set[int]) -> list[tuple[Label, int | None, str]]:
+    """The judge's JSON reply as one (verdict, source, quote) per sentence, in order."""
+    import json
+
+    try:
+        data = json.loads(reply[reply.index("{") : reply.rindex("}") + 1])
+        items = {int(v["sentence"]): v for v in data["verdicts"]}
+        out: list[tuple[Label, int | None, str]] = []
+        for i in range(1, count + 1):
+            item = items[i]
+            label = item["verdict"]
+            source = item.get("source")
+            if label not in ("supported", "contradicted", "not_enough_info"):
+                raise ValueError(f"unknown verdict {label!r}")
+            if label != "not_enough_info" and source not in numbers:
+                raise ValueError(f"sentence {i} names no retrieved abstract")
+            out.append((label, source, str(item.get("quote") or "")))
+        return out
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise JudgeError(f"the judge's reply is not the expected JSON ({type(exc).__name__}: {exc})") from None

@@ -1,0 +1,413 @@
+"""Grounded answering as a pipeline of named steps, each with its constants beside it:
+
+    retrieve -> gate (refuse) -> focus -> generate -> verify -> fall back -> cite
+
+Answers are verified sentence by sentence while the LLM streams. Whoever asked receives typed events
+(rag/answer/events.py): the raw tokens (to show progress), each verified sentence as soon as it is settled, and
+notes, so what they finally show is only verified text. The terminal, the web app, the HTTP service and the
+evaluation harness consume the same events and the same `Answer`. docs/architecture.md draws the flow;
+docs/contracts.md gives the JSON shape of an Answer.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+from rag.answer.entailment import Judgement
+from rag.answer.events import Note, OnEvent, Sentence, Token
+from rag.answer.extractive import contributions, extractive_answer, extractive_summary, key_sentences
+from rag.answer.injection import without_instructions
+from rag.answer.judges import Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
+from rag.answer.llm import LLM, LLMError, LLMs
+from rag.answer.relevance import Question, TopicFilter, entailment_reader, gate_score, gate_threshold, question_terms
+from rag.answer.sources import Source
+from rag.answer.verifier import Verdict, Verifier, record
+from rag.errors import BadInput
+from rag.prompts import load_prompt
+from rag.records import Answer, Citation, Query, SearchResult, VerifierReport
+from rag.sentences import sentences_as_they_complete, split_sentences, whole_sentences
+from rag.settings import Backend, Settings
+from rag.text import check_question, where
+
+if TYPE_CHECKING:
+    from rag.answer.relevance import QuestionTerms, Reader
+    from rag.answer.seams import Library
+
+Task = Literal["answer", "summary"]
+
+
+@dataclass(frozen=True)
+class Request:
+    query: Query  # its text is the topic, for a summary
+    backend: Backend
+    task: Task = "answer"
+
+
+class Timer:
+    """Milliseconds per stage; a stage entered several times adds up."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.times: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.times[name] = self.times.get(name, 0.0) + (time.perf_counter() - began) * 1000
+
+    def first(self, name: str) -> None:
+        """Record the time since the start, the first time only."""
+        self.times.setdefault(name, (time.perf_counter() - self.start) * 1000)
+
+    def done(self) -> dict[str, float]:
+        self.times["total"] = (time.perf_counter() - self.start) * 1000
+        return self.times
+
+
+def timed(items: Iterable[str], clock: Timer, stage: str) -> Iterator[str]:
+    """The items, with the time spent waiting for each added to the stage (the consumer's time is not)."""
+    iterator = iter(items)
+    while True:
+        with clock.stage(stage):
+            item = next(iterator, None)
+        if item is None:
+            return
+        yield item
+
+
+# ----- gate: refuse when no retrieved abstract addresses the question (rag/answer/relevance.py scores it) ----------
+REFUSAL = "The indexed abstracts do not answer this question."
+
+
+# ----- focus: the abstracts an answer draws on, and what the LLM is shown of them ---------------------------------
+def focus(results: list[SearchResult], sources: list[Source], margin: float, limit: int) -> list[Source]:
+    """The sources whose dense score is within `margin` of the best (at most `limit`): several only when several
+    are about equally relevant. The LLM sees only those, and only those can support its sentences."""
+    best = max((r.dense_score or 0.0) for r in results)
+    near = [s for s, r in zip(sources, results, strict=True) if (r.dense_score or 0.0) >= margin * best]
+    return (near or sources[:1])[:limit]
+
+
+def show_key_sentences(sources: list[Source], question: Question, margin: float) -> None:
+    """Show the LLM each abstract's key sentences for the question rather than the start of its best chunk: small
+    models copy what they are shown, so it had better be the part that answers. Sources must be prepared."""
+    for source in sources:
+        picks = key_sentences(source, question, margin)
+        source.key_passage = " ".join(source.sentences[i].strip() for i in picks)
+
+
+# ----- generate --------------------------------------------------------------------------------------------------
+PROMPT_FILES: dict[Task, tuple[str, str]] = {
+    "answer": ("answer_system", "answer_user"),
+    "summary": ("summary_system", "summary_user"),
+}
+TOKEN_MARGIN = 32  # tokens kept free in the context window for the chat template
+
+
+def prompt_messages(llm: LLM, request: Request, sources: list[Source], settings: Settings) -> list[dict[str, str]]:
+    system, user = (load_prompt(name) for name in PROMPT_FILES[request.task])
+    budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
+    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars)
+    return [
+        {"role": "system", "content": system},
+        {"role": "user", "content": user.format(sources=block, question=request.query.text)},
+    ]
+
+
+def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int) -> str:
+    """The numbered source block: each passage cut to about `chars` characters, all within the token budget."""
+    lines: list[str] = []
+    for source in sources:
+        passage = whole_sentences(without_instructions(source.key_passage or source.passage), chars)
+        line = (
+            f"[{source.n}] ({where(source.venue, source.year)}) {source.title + ': ' if source.title else ''}{passage}"
+        )
+        cost = llm.count_tokens(line)
+        if cost > budget:
+            keep = max(budget, 0) * 4
+            if keep > 80:
+                lines.append(line[:keep].rsplit(" ", 1)[0] + " …")
+            break
+        lines.append(line)
+        budget -= cost
+    return "\n\n".join(lines)
+
+
+# ----- verify and cite -------------------------------------------------------------------------------------------
+SECTION = re.compile(r"^\s*\**(themes|contributions)\**\s*:\s*\**\s*", re.IGNORECASE)  # summary headings
+
+
+class Citations:
+    """Numbers sources in order of first use and keeps one verbatim quote per cited source."""
+
+    def __init__(self, sources: list[Source]) -> None:
+        self.sources = {s.n: s for s in sources}
+        self.numbers: dict[int, int] = {}  # source n -> citation number
+        self.quotes: dict[int, str] = {}
+
+    def render(self, verdict: Verdict) -> str:
+        marks = []
+        for n in verdict.sources:
+            if n not in self.numbers:
+                self.numbers[n] = len(self.numbers) + 1
+                self.quotes[n] = verdict.quotes[n]
+            marks.append(f"[{self.numbers[n]}]")
+        text = verdict.text
+        end = text[-1] if text and text[-1] in ".!?" else "."
+        return f"{text.rstrip('.!?')} {''.join(marks)}{end}"
+
+    def entries(self) -> list[Citation]:
+        return [
+            Citation(num, s.doc_id, s.venue, s.year, s.title, self.quotes[n], s.url)
+            for n, num in sorted(self.numbers.items(), key=lambda item: item[1])
+            for s in [self.sources[n]]
+        ]
+
+
+def split_heading(sentence: str) -> tuple[str, str]:
+    """('Themes: ', rest) for a sentence that opens a summary section, else ('', sentence)."""
+    label = SECTION.match(sentence)
+    return (f"{label.group(1).capitalize()}: ", sentence[label.end() :]) if label else ("", sentence)
+
+
+OFF_TOPIC = "does not address the question"
+
+
+class Composer:
+    """Settles answer sentences one by one: verify, render with final citation numbers, report, emit."""
+
+    def __init__(self, citations: Citations, emit: OnEvent) -> None:
+        self.citations = citations
+        self.emit = emit
+        self.rendered: list[str] = []
+        self.report = VerifierReport()
+
+    def settle(
+        self, sentence: str, verifier: Verifier, sources: list[Source], topic: TopicFilter | None = None
+    ) -> None:
+        heading, body = split_heading(sentence)
+        self.accept(heading, verifier.check(body, sources), topic)
+
+    def accept(self, heading: str, verdict: Verdict, topic: TopicFilter | None = None) -> None:
+        """Count the verdict; a surviving sentence (that addresses the question, when `topic` checks that) is
+        rendered with its final citation numbers and emitted."""
+        if verdict.status != "dropped" and topic is not None and not topic.addresses(verdict.text):
+            verdict = Verdict.dropped(verdict.text, "off_topic", OFF_TOPIC)
+        record(self.report, verdict)
+        if verdict.status == "dropped":
+            return
+        self.rendered.append(("\n\n" if heading and self.rendered else "") + heading + self.citations.render(verdict))
+        self.emit(Sentence(self.rendered[-1]))
+
+    def text(self) -> str:
+        return " ".join(self.rendered).replace(" \n\n", "\n\n") if self.rendered else REFUSAL
+
+
+# ----- fall back: verbatim sentences when nothing generated survives (or there is no LLM) ------------------------
+UNVERIFIED_NOTE = (
+    "No sentence of the generated answer could be verified against the abstracts; this answer is extractive."
+)
+
+
+def extractive_text(task: Task, sources: list[Source], question: Question, margin: float) -> str:
+    if task == "summary":
+        return extractive_summary(sources, question)
+    return extractive_answer(sources, question, margin=margin)
+
+
+def missing_contributions(composer: Composer, sources: list[Source], topic: Question) -> str:
+    """A summary gives each paper's contribution: the verbatim ones of the papers the LLM's summary left out."""
+    left_out = [s for s in sources if s.n not in composer.citations.numbers]
+    text = contributions(left_out, topic)
+    if any("Contributions:" in sentence for sentence in composer.rendered):
+        text = text.removeprefix("Contributions: ")
+    return text
+
+
+def make_judge(settings: Settings) -> Judge:
+    """The judge RAG_VERIFIER names (the entailment model is loaded here, once per process)."""
+    if settings.verifier == "lexical":
+        return LexicalJudge(settings.support_threshold, settings.support_coverage)
+    from rag.answer.entailment import EntailmentModel
+
+    return ModelJudge(EntailmentModel(), settings.entailment_support, settings.entailment_contradict)
+
+
+# ----- the pipeline ----------------------------------------------------------------------------------------------
+class Pipeline:
+    """Runs requests through the steps above. Shared by every request of a process; holds no per-request state."""
+
+    def __init__(self, settings: Settings, library: Library, llms: LLMs) -> None:
+        self.settings = settings
+        self.library = library
+        self.llms = llms
+
+    @cached_property
+    def verifier(self) -> Verifier:
+        return Verifier(self.library.embedder, make_judge(self.settings))
+
+    def verify(self, claim: str, doc_id: str) -> Judgement:
+        """What an indexed abstract says about a claim (BadInput for an unknown doc_id or an empty claim)."""
+        claim = check_question(claim, self.settings.max_question_chars, "claim")
+        abstract = self.library.abstracts([doc_id]).get(doc_id)
+        if abstract is None:
+            raise BadInput(f"no indexed abstract has the id {doc_id!r}")
+        source = Source(1, doc_id, abstract)
+        self.verifier.prepare([source])
+        return self.verifier.judgement(claim, self.library.embedder.embed([claim])[0], source)
+
+    def run(self, request: Request, on_event: OnEvent | None = None) -> Answer:
+        emit = on_event or (lambda event: None)
+        what = "topic" if request.task == "summary" else "question"
+        question = check_question(request.query.text, self.settings.max_question_chars, what)
+        self.llms.check(request.backend)  # a misconfigured backend is reported before any work is done
+        if self.settings.verifier == "llm":
+            self.llms.judge()  # and so is a judge without an API backend
+        clock = Timer()
+        with clock.stage("retrieve"):
+            results = self.library.search(request.query.about(question))
+            sources = self.sources_for(results)
+            terms = self.question_terms(question)
+            abstracts = {s.doc_id: s.abstract for s in sources}
+            answerable = gate_score(question, terms, results, abstracts) >= self.refusal_threshold
+        if not answerable:
+            emit(Sentence(REFUSAL))
+            return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done())
+        asked = Question(question, self.library.query_vector(question), terms, self.reader_for(question))
+        composer = Composer(Citations(sources), emit)
+        note = None
+        llm = self.llms.get(request.backend)
+        if llm is not None:
+            with clock.stage("focus"):
+                shown = sources if request.task == "summary" else self.focused(results, sources)
+                self.verifier.prepare(shown)
+                show_key_sentences(shown, asked, self.settings.focus_margin)
+            note = self.generate_and_verify(llm, request, shown, asked, composer, clock)
+        if request.task == "summary" and composer.rendered:
+            with clock.stage("fallback"):
+                self.settle_all(missing_contributions(composer, sources, asked), sources, composer, clock)
+        if not composer.rendered:
+            with clock.stage("fallback"):
+                if llm is not None:
+                    composer.report.fallback = "extractive"
+                    note = note or UNVERIFIED_NOTE
+                    emit(Note(note))
+                self.fall_back(request.task, sources, asked, composer, clock)
+        cited = composer.citations.entries()
+        abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
+        return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
+                      clock.done(), composer.report, note, abstracts=abstracts)  # fmt: skip
+
+    @property
+    def refusal_threshold(self) -> float:
+        """Below this gate score a question is refused (rag/answer/relevance.py)."""
+        return gate_threshold(self.settings.refusal_threshold, self.library.embedder.precision)
+
+    def addressed(self, question: str) -> float:
+        """How well the indexed abstracts address a question: the refusal gate's score (rag/answer/relevance.py)."""
+        results = self.library.search(question)
+        abstracts = self.library.abstracts([r.doc_id for r in results])
+        return gate_score(question, self.question_terms(question), results, abstracts)
+
+    def question_terms(self, question: str) -> QuestionTerms:
+        """The question's words weighted by their rarity in the index, and what it asks for (relevance.py)."""
+        return question_terms(question, self.library.term_weights(question))
+
+    def reader_for(self, question: str) -> Reader | None:
+        """The verifier's cross-encoder as a reader of sentences for the question (none with RAG_VERIFIER=lexical)."""
+        judge = self.verifier.judge
+        return entailment_reader(judge.model, question) if isinstance(judge, ModelJudge) else None
+
+    def sources_for(self, results: list[SearchResult]) -> list[Source]:
+        abstracts = self.library.abstracts([r.doc_id for r in results])
+        return [
+            Source(
+                i,
+                r.doc_id,
+                abstracts.get(r.doc_id, r.text),
+                r.venue,
+                r.year,
+                r.title,
+                r.metadata.get("url") or None,
+                passage=r.text,
+            )
+            for i, r in enumerate(results, start=1)
+        ]
+
+    def focused(self, results: list[SearchResult], sources: list[Source]) -> list[Source]:
+        return focus(results, sources, self.settings.focus_margin, self.settings.prompt_sources)
+
+    def choices(self, request: Request, sources: list[Source], asked: Question) -> list[str] | None:
+        """The sentences a local model picks its answer from (RAG_LLM_PICK_SENTENCES): those the extractive answer
+        would give, each with its source's marker."""
+        if request.task != "answer" or not self.settings.llm_pick_sentences:
+            return None
+        return split_sentences(extractive_answer(sources, asked, margin=self.settings.focus_margin))
+
+    def generate_and_verify(
+        self, llm: LLM, request: Request, sources: list[Source], asked: Question, composer: Composer, clock: Timer
+    ) -> str | None:
+        """Stream the LLM's answer and settle each sentence as it completes (an answer keeps only the sentences
+        that address the question); a note when the LLM failed."""
+        choices = self.choices(request, sources, asked)
+        written = request.task == "answer" and choices is None  # picked sentences were chosen for their relevance
+        topic = TopicFilter(asked, sources, self.library.embedder.embed) if written else None
+
+        def on_token(token: str) -> None:
+            clock.first("first_token")
+            composer.emit(Token(token))
+
+        judged_later: list[str] = []  # RAG_VERIFIER=llm: the whole answer goes to the judge in one call
+        try:
+            with clock.stage("generate"):
+                messages = prompt_messages(llm, request, sources, self.settings)
+            tokens = timed(llm.stream(messages, self.settings.llm_max_tokens, choices), clock, "generate")
+            for sentence in sentences_as_they_complete(tokens, on_token):
+                if self.settings.verifier == "llm":
+                    judged_later.append(sentence)
+                    continue
+                with clock.stage("verify"):
+                    composer.settle(sentence, self.verifier, sources, topic)
+        except LLMError as exc:
+            done = "the answer may be incomplete" if composer.rendered or judged_later else "this answer is extractive"
+            return f"The {request.backend} backend failed ({exc}); {done}."
+        if judged_later:
+            with clock.stage("verify"):
+                return self.judge_with_llm(judged_later, sources, composer, topic)
+        return None
+
+    def judge_with_llm(
+        self, sentences: list[str], sources: list[Source], composer: Composer, topic: TopicFilter | None
+    ) -> str | None:
+        """Check the whole answer with one call to the LLM judge; when the judge fails, with the model instead (and
+        a note saying so)."""
+        headings, bodies = zip(*(split_heading(s) for s in sentences), strict=True)
+        note = None
+        try:
+            judge = LLMJudge(self.llms.judge(), self.settings.judge_max_tokens)
+            verdicts = self.verifier.check_all(list(bodies), sources, judge)
+        except (JudgeError, LLMError) as exc:
+            note = f"The LLM judge failed ({exc}); the answer was checked by the entailment model instead."
+            verdicts = [self.verifier.check(body, sources) for body in bodies]
+        for heading, verdict in zip(headings, verdicts, strict=True):
+            composer.accept(heading, verdict, topic)
+        return note
+
+    def fall_back(self, task: Task, sources: list[Source], asked: Question, composer: Composer, clock: Timer) -> None:
+        self.verifier.prepare(sources)
+        self.settle_all(extractive_text(task, sources, asked, self.settings.focus_margin), sources, composer, clock)
+
+    def settle_all(self, text: str, sources: list[Source], composer: Composer, clock: Timer) -> None:
+        """Verify and cite each sentence of verbatim text (each already carries its source's marker)."""
+        for sentence in split_sentences(text):
+            clock.first("first_token")
+            composer.settle(sentence, self.verifier, sources)

@@ -1,0 +1,457 @@
+"""The `rag` command line. It only parses arguments, calls the library and prints; heavy imports happen inside
+the commands so that `rag --help` answers at once.
+
+Exit codes (docs/contracts.md): 0 success, 2 bad input or usage (one line on stderr), 1 runtime failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, cast
+
+import typer
+from pydantic import ValidationError
+from typer._click import exceptions as click_errors  # typer vendors click; its usage errors live here
+
+from rag.errors import BadInput
+from rag.settings import BACKENDS, MODES, Mode, Settings
+from rag.text import terminal_safe, where
+
+if TYPE_CHECKING:
+    from rag.answer.pipeline import Task
+    from rag.records import Query
+
+app = typer.Typer(
+    help="Ask questions about scientific paper abstracts and get answers cited to the abstracts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Where the index lives (default: $RAG_DATA_DIR or ./data).", show_default=False),
+]
+TopK = Annotated[int | None, typer.Option("-k", "--top-k", min=1, max=100, help="How many abstracts to return.")]
+Venue = Annotated[str | None, typer.Option("--venue", help="Only abstracts from this venue (e.g. ICML).")]
+Year = Annotated[int | None, typer.Option("--year", help="Only abstracts from this year.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def load_settings(data_dir: Path | None) -> Settings:
+    settings = Settings()
+    return settings.model_copy(update={"data_dir": data_dir}) if data_dir else settings
+
+
+def err(message: str) -> None:
+    print(f"rag: {terminal_safe(message)}", file=sys.stderr)
+
+
+REBUILD_HELP = (
+    "Drop the whole index first and build it anew from these files (after a change of embedding model or precision, "
+    "or damage `rag doctor` cannot repair)."
+)
+REPAIR_HELP = "Mend what can be mended: embed chunks without vectors again, rebuild the keyword index."
+
+
+@app.command()
+def ingest(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Corpus files or folders: .txt (seed format), .jsonl, .csv, .bib.")
+    ],
+    data_dir: DataDir = None,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Print a line per stored batch.")] = False,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Also remove indexed papers that none of the files holds.")
+    ] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help=REBUILD_HELP)] = False,
+) -> None:
+    """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from rag.index.library import Library
+
+    settings = load_settings(data_dir)
+    os.nice(settings.ingest_nice)  # a batch job: questions answered meanwhile on this machine come first
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=_stderr_console(), transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("Embedding abstracts", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+            if verbose:
+                bar.console.print(f"stored {done}/{total} abstracts")
+
+        report = Library(settings).add(paths, progress, sync, rebuild)
+    for problem in report.problems:
+        err(f"skipped {problem}")
+    removed = f", removed {report.removed}" if sync else ""
+    print(
+        f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}{removed}, "
+        f"skipped {report.skipped} ({report.chunks_written} chunks written)"
+    )
+    if report.problems:
+        raise BadInput(f"{report.skipped} record(s) skipped; the others were ingested")
+
+
+@app.command()
+def remove(
+    doc_ids: Annotated[list[str], typer.Argument(help="Ids of the indexed papers to remove (see `rag search`).")],
+    data_dir: DataDir = None,
+) -> None:
+    """Remove papers from the index (their chunks, vectors and keyword entries)."""
+    from rag.index.library import Library
+
+    report = Library(load_settings(data_dir)).remove(doc_ids)
+    print(f"removed {len(report.removed)}")
+    if report.not_indexed:
+        raise BadInput(f"not indexed, so not removed: {', '.join(report.not_indexed)}")
+
+
+@app.command()
+def search(
+    question: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    top_k: TopK = None,
+    venue: Venue = None,
+    year: Year = None,
+    as_json: AsJson = False,
+    mode: Annotated[str, typer.Option("--mode", help=f"Retriever: {', '.join(MODES)} (default hybrid).")] = "hybrid",
+    data_dir: DataDir = None,
+) -> None:
+    """Find the abstracts most relevant to a question (no LLM involved)."""
+    from rag.index.library import Library
+    from rag.records import Query
+
+    results = Library(load_settings(data_dir)).search(Query(question, top_k, venue, year, check_mode(mode)))
+    if as_json:
+        print(json.dumps({"query": question, "results": [r.contract() for r in results]}, ensure_ascii=False))
+        return
+    if not results:
+        print("No matching abstracts.")
+    for r in results:
+        print(terminal_safe(f"{r.rank:>2}. {r.doc_id}  {where(r.venue, r.year)}  score {r.score:.4f}"))
+        print(terminal_safe(f"    {r.title + ': ' if r.title else ''}{_shorten(r.text, 300)}"))
+
+
+Backend = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help=f"LLM backend: {', '.join(BACKENDS)} (default: RAG_LLM_BACKEND, auto).",
+        show_default=False,
+    ),
+]
+
+
+def check_backend(backend: str | None) -> str | None:
+    if backend is not None and backend not in ("auto", *BACKENDS):
+        raise BadInput(f"unknown --llm {backend!r}; use one of auto, {', '.join(BACKENDS)}")
+    return None if backend == "auto" else backend
+
+
+def check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise BadInput(f"unknown --mode {mode!r}; use {', '.join(MODES)}")
+    return cast(Mode, mode)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question, in plain words.")],
+    as_json: AsJson = False,
+    backend: Backend = None,
+    top_k: TopK = None,
+    venue: Venue = None,
+    year: Year = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Answer a question from the abstracts; every sentence is cited and verified."""
+    from rag.records import Query
+
+    answer_command(Query(question, top_k, venue, year), "answer", backend, as_json, data_dir)
+
+
+@app.command()
+def summarize(
+    topic: Annotated[str, typer.Argument(help="The topic to summarize across abstracts.")],
+    as_json: AsJson = False,
+    backend: Backend = None,
+    top_k: Annotated[
+        int | None, typer.Option("-k", "--top-k", min=1, max=30, help="Abstracts to draw on (default 8).")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Write a short cited summary of a topic: themes, then each paper's contribution."""
+    from rag.records import Query
+
+    answer_command(Query(topic, top_k), "summary", backend, as_json, data_dir)
+
+
+def answer_command(query: Query, task: Task, backend: str | None, as_json: bool, data_dir: Path | None) -> None:
+    """`rag ask` and `rag summarize`: the answer streamed to the terminal, or its JSON."""
+    from rag.engine import Engine
+    from rag.frontends.terminal import answer_to_terminal
+
+    backend = check_backend(backend)
+    engine = Engine(load_settings(data_dir))
+    if as_json:
+        answer = engine.ask(query, backend) if task == "answer" else engine.summarize(query, backend)
+        print(json.dumps(answer.contract(), ensure_ascii=False))
+        return
+    answer_to_terminal(engine.stream(query, backend, task))
+
+
+@app.command()
+def chat(backend: Backend = None, data_dir: DataDir = None) -> None:
+    """Talk with the abstracts: follow-up questions are understood in context. /reset, /sources, /quit."""
+    from rag.engine import Engine
+    from rag.frontends.terminal import chat_loop
+
+    chat_loop(Engine(load_settings(data_dir)), check_backend(backend))
+
+
+@app.command()
+def ui(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; 0.0.0.0 exposes the app to your network.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 7860,
+    share: Annotated[
+        bool, typer.Option("--share", help="Ask Gradio for a public share link (off by default).")
+    ] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Start the web app: chat with citations, summaries and the library (http://HOST:PORT)."""
+    from rag.index.library import Library
+    from ui.app import launch
+
+    settings = load_settings(data_dir)
+    if Library(settings).stats()["abstracts"] == 0:
+        raise BadInput("the index is empty: run `rag ingest seeds/` first (make run does it for you)")
+    print(f"Starting the app on http://{host}:{port} (Ctrl+C to stop)", file=sys.stderr)
+    launch(settings, host, port, share)
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind; anything but loopback requires RAG_API_KEYS.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8000,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve the bot as an OpenAI-compatible API (http://HOST:PORT/v1) with citations, plus search and ingest."""
+    from rag.frontends.http.app import serve as run_service
+
+    run_service(load_settings(data_dir), host, port)
+
+
+@app.command()
+def verify(
+    claim: Annotated[str | None, typer.Argument(help="The sentence to check, in quotes.")] = None,
+    doc: Annotated[str | None, typer.Option("--doc", help="The id of the indexed abstract it cites.")] = None,
+    claims: Annotated[
+        Path | None, typer.Option("--claims", help='A JSONL file of {"id", "claim", "doc_id"} lines to check.')
+    ] = None,
+    as_json: AsJson = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Check whether an indexed abstract supports a claim: supported, contradicted or not_enough_info."""
+    if (claim is None) == (claims is None):
+        raise BadInput("give a claim and --doc DOC_ID, or --claims FILE.jsonl (not both)")
+    if claim is not None and not doc:
+        raise BadInput("name the abstract the claim cites: --doc DOC_ID")
+    from rag.engine import Engine
+
+    engine = Engine(load_settings(data_dir))
+    if claims is not None:
+        errors = 0
+        for record in engine.verify_file(claims):
+            errors += "error" in record
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        if errors:
+            raise BadInput(f"{errors} claim(s) could not be checked (see their error records); the others were")
+        return
+    assert claim is not None and doc is not None
+    verdict = engine.verify(claim, doc)
+    if as_json:
+        from rag.answer.claims import verdict_record
+
+        print(json.dumps(verdict_record(doc, verdict, claim=claim), ensure_ascii=False))
+        return
+    print(terminal_safe(f"{verdict.label} (score {verdict.score:.2f}) by {doc}"))
+    print(terminal_safe(f'    "{verdict.quote}"'))
+
+
+@app.command(name="train-verifier")
+def train_verifier(
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Where to write the model (default: the shipped rag/models/verifier).")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=8, help="Train on only N pairs: a quick check, not a usable model.")
+    ] = None,
+) -> None:
+    """Rebuild the verifier's entailment model from the bundled MiniLM (fixed seed, CPU, about 15 minutes)."""
+    from rag.training.verifier import MODEL_DIR, TrainConfig, build
+
+    record = build(out or MODEL_DIR, TrainConfig(limit=limit), log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(record, ensure_ascii=False))
+
+
+@app.command(name="eval")
+def eval_command(
+    datasets: Annotated[
+        list[Path] | None, typer.Argument(help="Evaluation datasets (JSONL, the format of docs/contracts.md).")
+    ] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="TOML file of named runs (eval/configs/).")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Where report.json, report.md and plots go.")] = Path(
+        "eval/reports/latest"
+    ),
+    retrieval_only: Annotated[
+        bool, typer.Option("--retrieval-only", help="Score retrieval only (no answers).")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N questions of each dataset.")
+    ] = None,
+    compare: Annotated[
+        tuple[Path, Path] | None, typer.Option("--compare", help="Compare two report folders: A (before) B (after).")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Score retrieval, citations and answers on evaluation datasets; resumable; or compare two reports."""
+    if compare:
+        from rag.evaluation.reports import compare_folders
+
+        lines, regressions = compare_folders(*compare)
+        print("\n".join(lines))
+        print(f"\n{regressions} regression(s) flagged" if regressions else "\nno regressions")
+        return
+    if not datasets:
+        raise BadInput("name at least one dataset, e.g. eval/datasets/seeds_qa.jsonl (or use --compare A B)")
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from rag.engine import Engine
+    from rag.evaluation.harness import load_config
+    from rag.evaluation.reports import markdown
+    from rag.evaluation.runner import evaluate
+
+    runs = load_config(config)
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=_stderr_console(), transient=True,
+    ) as bar:  # fmt: skip
+
+        def track(label: str, total: int) -> Callable[[int], None]:
+            task = bar.add_task(label, total=total)
+            return lambda n: bar.advance(task, n)
+
+        engine = Engine(load_settings(data_dir))
+        summaries = evaluate(engine, datasets, runs, out, retrieval_only, limit, track)
+    print(markdown(summaries).split("\n## ")[0])
+    print(f"Reports in {out}/ (report.json, report.md, metrics_by_run.png, latency.png)")
+
+
+@app.command()
+def doctor(
+    repair: Annotated[bool, typer.Option("--repair", help=REPAIR_HELP)] = False,
+    data_dir: DataDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Check the index: every chunk has its vector, every paper all its chunks, the keyword index agrees with the
+    collection, the embedding precision is the configured one. Exit code 1 while a problem remains."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress
+
+    from rag.index.library import Library
+
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), console=_stderr_console(),
+        transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("Reading vectors", total=None)
+        checkup = Library(load_settings(data_dir)).checkup(
+            repair, lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    if as_json:
+        print(json.dumps(checkup.contract(), ensure_ascii=False))
+    else:
+        for f in checkup.findings:
+            print(f"{'ok     ' if f.ok else 'PROBLEM'}  {f.check:<14} {f.detail}" + (f" -> {f.fix}" if f.fix else ""))
+        for done in checkup.repaired:
+            print(f"repaired: {done}")
+    if not checkup.healthy:
+        raise typer.Exit(1)
+
+
+@app.command()
+def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
+    """Show what is indexed: abstracts, chunks, venues and years."""
+    from rag.index.library import Library
+
+    info = Library(load_settings(data_dir)).stats()
+    if as_json:
+        print(json.dumps(info, ensure_ascii=False))
+        return
+    print(f"store:       {info['store']}")
+    print(f"collection:  {info['collection']}")
+    print(f"abstracts:   {info['abstracts']}")
+    print(f"chunks:      {info['chunks']}")
+    print(f"venues:      {_counts(info['venues'])}")
+    print(f"years:       {_counts(info['years'])}")
+    print(f"embeddings:  {info['embedding_model']}")
+
+
+def _counts(counts: dict[str, Any]) -> str:
+    return ", ".join(f"{name} ({n})" for name, n in counts.items()) or "none"
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: turns exceptions into the exit codes of the contract."""
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="rag", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except typer.Exit as exc:
+        return exc.exit_code
+    except click_errors.NoArgsIsHelpError as exc:
+        print(exc.format_message(), file=sys.stderr)
+        return 2
+    except click_errors.ClickException as exc:  # usage errors
+        err(exc.format_message().replace("\n", " "))
+        return 2
+    except ValidationError as exc:  # a setting in the environment or .env is invalid
+        first = exc.errors()[0]
+        err(f"invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}")
+        return 2
+    except (typer.Abort, KeyboardInterrupt):
+        err("interrupted")
+        return 130
+    except BadInput as exc:
+        err(str(exc))
+        return 2
+    except Exception as exc:
+        if os.environ.get("RAG_DEBUG"):
+            raise
+        err(f"error: {exc} (set RAG_DEBUG=1 for a traceback)")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Terminal presentation of answers: verified sentences as they settle, then the numbered sources."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, TextIO
+
+from rag.answer.events import Event, Sentence, Token
+from rag.records import Answer
+from rag.text import terminal_safe, where
+
+if TYPE_CHECKING:
+    from rag.engine import Engine
+
+
+def print_sources(answer: Answer, out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    if answer.note:
+        print(f"\nNote: {terminal_safe(answer.note)}", file=out)
+    if not answer.citations:
+        return
+    print("\nSources:", file=out)
+    for c in answer.citations:
+        line = f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}"
+        print(terminal_safe(line), file=out)
+        print(f'      "{terminal_safe(c.quote)}"', file=out)
+
+
+def answer_to_terminal(events: Iterator[Event | Answer]) -> Answer:
+    """Print each verified sentence of a stream as soon as it is settled (a TTY also sees a live draft), then the
+    sources; the stream's Answer."""
+    live = sys.stdout.isatty()
+    draft: list[str] = []
+    for item in events:
+        match item:
+            case Token(text) if live:
+                draft.append(text)
+                tail = terminal_safe("".join(draft)[-70:].replace("\n", " "))
+                sys.stderr.write(f"\r\033[2K\033[2mdrafting… {tail}\033[0m")
+                sys.stderr.flush()
+            case Sentence(text):
+                if live:
+                    sys.stderr.write("\r\033[2K")
+                    draft.clear()
+                text = terminal_safe(text)
+                sys.stdout.write(text.lstrip(" ") + ("" if text.endswith("\n") else " "))
+                sys.stdout.flush()
+            case Answer() as answer:
+                if live:
+                    sys.stderr.write("\r\033[2K")
+                print()
+                print_sources(answer)
+                return answer
+    raise RuntimeError("the answer stream ended without an answer")
+
+
+def chat_loop(engine: Engine, backend: str | None) -> None:
+    from rag.errors import BadInput
+
+    session = engine.chat(backend)
+    if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 reach check_question, which says so
+        sys.stdin.reconfigure(errors="surrogateescape")
+    print("Ask about the indexed abstracts. Commands: /sources, /reset, /quit", file=sys.stderr)
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            print(file=sys.stderr)
+            return
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            return
+        if line == "/reset":
+            session.reset()
+            print("(conversation cleared)", file=sys.stderr)
+            continue
+        if line == "/sources":
+            if session.last is None:
+                print("(no answer yet)", file=sys.stderr)
+            else:
+                print_sources(session.last)
+            continue
+        try:
+            answer_to_terminal(session.stream(line))
+        except BadInput as exc:
+            print(f"rag: {exc}", file=sys.stderr)
+        except Exception as exc:  # the store or a server went away: this question fails, the conversation goes on
+            if os.environ.get("RAG_DEBUG"):
+                raise
+            reason = terminal_safe(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            print(f"rag: not answered ({reason}); ask again once it is back", file=sys.stderr)

@@ -1,0 +1,169 @@
+"""`rag doctor`: checks an index end to end and, with repair, mends what can be mended from the index itself.
+
+Checks: the collection opens; every chunk has its vector (two writers at once once left chunks without one: dense
+search can never find them); every paper has all its chunks; the keyword index loads and counts the collection's
+chunks; the embedding precision recorded in the index is the one the settings ask for. Repairs, under the write lock:
+chunks without vectors are embedded again from their stored text, and the keyword index is rebuilt. A paper with
+missing chunks cannot be rebuilt from the index: the fix is to ingest its file again (ingest completes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rag.errors import BadInput
+from rag.index import store
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from chromadb.api.models.Collection import Collection
+
+Progress = Callable[[int, int], None]
+REEMBED = "rag doctor --repair embeds them again"
+REBUILD = "rag doctor --repair rebuilds it (so does the next search)"
+
+
+@dataclass
+class Finding:
+    check: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+@dataclass
+class Checkup:
+    findings: list[Finding] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return all(f.ok for f in self.findings)
+
+    def contract(self) -> dict[str, Any]:
+        return {"healthy": self.healthy, "findings": [asdict(f) for f in self.findings], "repaired": self.repaired}
+
+
+def examine(settings: Settings, repair: bool = False, progress: Progress | None = None) -> Checkup:
+    """Check the index in settings.data_dir (or on the Chroma server); with repair, mend what can be mended and
+    check again."""
+    from rag.index.ingest import one_writer
+
+    collection = store.open_collection(settings, create=False)
+    if collection is None or collection.count() == 0:
+        raise BadInput(f"there is no index in {settings.data_dir}: run `rag ingest FILES` first")
+    checkup = diagnose(collection, settings, progress)
+    if repair and not checkup.healthy:
+        with one_writer(settings):
+            repaired = mend(collection, settings, checkup)
+        checkup = diagnose(collection, settings, progress)
+        checkup.repaired = repaired
+    return checkup
+
+
+def diagnose(collection: Collection, settings: Settings, progress: Progress | None = None) -> Checkup:
+    from rag.index.keywords import KeywordIndex
+
+    count = collection.count()
+    findings = [Finding("collection", True, f"{count} chunks in {store.location(settings)}")]
+    missing = chunks_without_vectors(collection, progress)
+    if missing:
+        findings.append(Finding("vectors", False, f"{len(missing)} chunk(s) without a vector", REEMBED))
+    else:
+        findings.append(Finding("vectors", True, "every chunk has its vector"))
+    partial = partly_stored(collection)
+    if partial:
+        findings.append(Finding("papers", False, f"{len(partial)} paper(s) partly stored: {', '.join(partial[:5])}",
+                                "ingest their files again (`rag ingest FILES` completes them)"))  # fmt: skip
+    else:
+        findings.append(Finding("papers", True, "every paper has all its chunks"))
+    keyword = KeywordIndex.load(settings.keyword_dir)
+    counted = keyword.manifest["chunks"] if keyword else None
+    detail = f"counts {counted} chunks" if keyword else "missing or unreadable"
+    findings.append(Finding("keyword index", counted == count, detail, "" if counted == count else REBUILD))
+    findings.append(precision_finding(collection, settings))
+    return Checkup(findings)
+
+
+def precision_finding(collection: Collection, settings: Settings) -> Finding:
+    recorded = store.index_precision(collection)
+    wanted = settings.embedding_precision
+    if wanted != "auto" and recorded != wanted:
+        return Finding(
+            "embeddings", False, f"the index holds {recorded} embeddings; RAG_EMBEDDING_PRECISION asks for {wanted}",
+            f"set RAG_EMBEDDING_PRECISION={recorded}, or rebuild with `rag ingest --rebuild FILES`",
+        )  # fmt: skip
+    model = settings.embedding_model or "all-MiniLM-L6-v2 (bundled)"
+    return Finding("embeddings", True, f"{model}, {recorded}, as the settings ask")
+
+
+def chunks_without_vectors(collection: Collection, progress: Progress | None = None) -> list[str]:
+    """Ids of chunks whose vector is missing, reading the collection page by page (a page that fails to read is
+    split until the failing ids are found)."""
+    total, missing, offset = collection.count(), [], 0
+    while True:
+        ids = collection.get(include=[], limit=store.READ_PAGE, offset=offset)["ids"]
+        if not ids:
+            return missing
+        missing += _without_vectors(collection, ids)
+        offset += len(ids)
+        if progress:
+            progress(min(offset, total), total)
+
+
+def _without_vectors(collection: Collection, ids: list[str]) -> list[str]:
+    try:
+        got = collection.get(ids=ids, include=["embeddings"])
+    except Exception:
+        if len(ids) == 1:
+            return ids
+        half = len(ids) // 2
+        return _without_vectors(collection, ids[:half]) + _without_vectors(collection, ids[half:])
+    vectors = got["embeddings"]
+    present = {cid for cid, v in zip(got["ids"], vectors if vectors is not None else [], strict=False) if len(v)}
+    return [cid for cid in ids if cid not in present]
+
+
+def partly_stored(collection: Collection) -> list[str]:
+    """Papers with fewer chunks present than they were split into."""
+    present: dict[str, int] = {}
+    expected: dict[str, int] = {}
+    for _, _, meta in store.iter_chunks(collection):
+        doc = str(meta["doc_id"])
+        present[doc] = present.get(doc, 0) + 1
+        expected[doc] = int(meta.get("n_chunks", 0))
+    return sorted(doc for doc, n in present.items() if n != expected[doc])
+
+
+def mend(collection: Collection, settings: Settings, checkup: Checkup) -> list[str]:
+    """Embed chunks without vectors again and rebuild the keyword index; returns what was done."""
+    from rag.index.keywords import rebuild_keyword_index
+
+    done = []
+    failing = {f.check for f in checkup.findings if not f.ok}
+    if "vectors" in failing:
+        missing = chunks_without_vectors(collection)
+        reembed(collection, settings, missing)
+        done.append(f"embedded {len(missing)} chunk(s) again")
+    if failing & {"vectors", "keyword index"}:
+        rebuild_keyword_index(collection, settings)
+        done.append("rebuilt the keyword index")
+    return done
+
+
+def reembed(collection: Collection, settings: Settings, chunk_ids: list[str]) -> None:
+    """Give chunks their vectors again, embedding exactly the text ingest embedded (rebuilt from the stored node)."""
+    from llama_index.core.schema import MetadataMode
+    from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
+    from rag.index.models import embedder_for
+
+    embedder = embedder_for(settings, store.index_precision(collection))
+    for start in range(0, len(chunk_ids), store.PAGE):
+        got = collection.get(ids=chunk_ids[start : start + store.PAGE], include=["documents", "metadatas"])
+        rows = zip(got["documents"], got["metadatas"], strict=True)
+        nodes = [metadata_dict_to_node(meta, text) for text, meta in rows]
+        vectors = embedder.embed([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])
+        collection.upsert(ids=got["ids"], embeddings=vectors, documents=got["documents"], metadatas=got["metadatas"])

@@ -1,0 +1,137 @@
+"""The library service: what is indexed, finding papers, and adding files. The CLI, the web app and the evaluation
+harness go through it instead of reaching into the store, the keyword index or the retriever.
+
+Models load on first need: `stats()` and `papers()` read the index without them, so `rag stats` stays instant.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.index import store
+from rag.index.keywords import paper_counts, read_manifest
+from rag.records import Query, SearchResult
+from rag.settings import Settings
+from rag.text import check_question
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from rag.index.doctor import Checkup
+    from rag.index.embedder import AnyEmbedder
+    from rag.index.ingest import IngestReport, Progress, RemoveReport
+    from rag.index.retriever import Retriever
+
+QUERY_CACHE = 64  # recent questions whose vectors are kept: each request embeds its question once
+
+
+class Library:
+    def __init__(self, settings: Settings, embedder: AnyEmbedder | None = None) -> None:
+        self.settings = settings
+        self._given_embedder = embedder
+        self._retriever: Retriever | None = None
+        self._lock = threading.Lock()
+        self.query_vector = lru_cache(maxsize=QUERY_CACHE)(self._embed_query)
+
+    # ----- models --------------------------------------------------------------------------------------------
+    @property
+    def retriever(self) -> Retriever:
+        """The retriever with its models and indexes, loaded on first use (BadInput when the index is empty)."""
+        with self._lock:
+            if self._retriever is None:
+                from rag.index.retriever import Retriever
+
+                self._retriever = Retriever(self.settings, self._given_embedder)
+            return self._retriever
+
+    @property
+    def embedder(self) -> AnyEmbedder:
+        return self.retriever.embedder
+
+    def _embed_query(self, text: str) -> np.ndarray:
+        """The question's vector (use `query_vector`, which remembers recent questions)."""
+        return self.embedder.embed_query(text)
+
+    # ----- reading -------------------------------------------------------------------------------------------
+    def search(self, query: Query | str) -> list[SearchResult]:
+        """The abstracts that best match a query (a plain question: the configured k, no filters, hybrid)."""
+        query = Query.of(query)
+        question = check_question(query.text, self.settings.max_question_chars)  # before any model loads
+        return self.retriever.search(query, self.query_vector(question))
+
+    def term_weights(self, question: str) -> dict[str, float]:
+        """The question's words with their rarity in the index (BM25's idf), for relevance scores."""
+        return self.retriever.keyword.term_weights(question)
+
+    def abstracts(self, doc_ids: list[str]) -> dict[str, str]:
+        """Each document's whole abstract."""
+        return store.get_abstracts(self.retriever.collection, doc_ids)
+
+    def missing(self, doc_ids: Iterable[str]) -> list[str]:
+        """The ones of these document ids that are not indexed, in the order given."""
+        wanted = list(dict.fromkeys(doc_ids))
+        collection = store.open_collection(self.settings, create=False)
+        indexed = store.stored_docs(collection, wanted) if collection is not None else {}
+        return [doc for doc in wanted if doc not in indexed]
+
+    def papers(self, venue: str | None = None, year: int | None = None) -> list[dict[str, Any]]:
+        """One row per indexed abstract (doc_id, venue, year, title, opening text), optionally filtered."""
+        collection = store.open_collection(self.settings, create=False)
+        rows = store.list_papers(collection) if collection is not None else []
+        return [r for r in rows if (not venue or r["venue"] == venue) and (not year or r["year"] == year)]
+
+    def stats(self) -> dict[str, Any]:
+        """What is indexed: counts of abstracts and chunks, venues and years (no model is loaded)."""
+        settings = self.settings
+        collection = store.open_collection(settings, create=False)
+        chunks = collection.count() if collection is not None else 0
+        manifest = read_manifest(settings.keyword_dir)
+        if collection is not None and chunks and (manifest is None or manifest["chunks"] != chunks):
+            manifest = paper_counts(store.list_papers(collection))  # the manifest is stale or damaged: count afresh
+        manifest = manifest or {"docs": 0, "venues": {}, "years": {}}
+        return {
+            "store": store.location(settings),
+            "collection": settings.collection,
+            "abstracts": manifest["docs"] if chunks else 0,
+            "chunks": chunks,
+            "venues": manifest["venues"] if chunks else {},
+            "years": manifest["years"] if chunks else {},
+            "embedding_model": settings.embedding_model or "all-MiniLM-L6-v2 (bundled)",
+        }
+
+    # ----- writing -------------------------------------------------------------------------------------------
+    def add(
+        self, paths: Iterable[str | Path], progress: Progress | None = None, sync: bool = False, rebuild: bool = False
+    ) -> IngestReport:
+        """Ingest corpus files (with `sync`, also remove the papers none of them holds; with `rebuild`, drop the
+        whole index first); searches made afterwards see the change."""
+        from rag.index.ingest import ingest
+
+        report = ingest(paths, self.settings, progress, sync, rebuild)
+        self._refresh()
+        return report
+
+    def remove(self, doc_ids: Iterable[str]) -> RemoveReport:
+        """Take papers out of the index."""
+        from rag.index.ingest import remove
+
+        report = remove(doc_ids, self.settings)
+        self._refresh()
+        return report
+
+    def checkup(self, repair: bool = False, progress: Progress | None = None) -> Checkup:
+        """`rag doctor`: check the index end to end; with `repair`, mend what the index itself can rebuild."""
+        from rag.index.doctor import examine
+
+        checkup = examine(self.settings, repair, progress)
+        if repair:
+            self._refresh()
+        return checkup
+
+    def _refresh(self) -> None:
+        if self._retriever is not None:
+            self._retriever.refresh()

