@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT, SEEDS_QA, run_rag
 
 from rag.evaluation.harness import answer_metrics, retrieval_metrics
-from rag.evaluation.reports import compare
+from rag.evaluation.reports import compare, dataset_label
 
 CONFIG = """
 [[runs]]
@@ -85,7 +85,7 @@ def test_report_schema_and_files(eval_env, tmp_path) -> None:
         assert set(metrics["latency_ms"]) == {"retrieve", "focus", "generate", "verify", "fallback", "total"}
         assert metrics["latency_ms"]["fallback"]["p50"] > 0  # extractive answers are timed as such
         assert metrics["latency_ms"]["generate"]["p50"] is None  # and no LLM ran
-    assert "| hybrid-extractive | seeds_qa.jsonl | 4 |" in (out / "report.md").read_text()
+    assert "| hybrid-extractive | datasets/seeds_qa.jsonl | 4 |" in (out / "report.md").read_text()
     for png in ("metrics_by_run.png", "latency.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -123,6 +123,23 @@ def test_compare_flags_a_planted_regression(eval_env, tmp_path) -> None:
     assert result.returncode == 0
     assert "REGRESSION" in result.stdout and "1 regression(s) flagged" in result.stdout
     assert "recall@5" in next(line for line in result.stdout.splitlines() if "REGRESSION" in line)
+
+
+def test_compare_keeps_datasets_with_the_same_file_name_apart() -> None:
+    def report(tune: float, independent: float) -> dict:
+        return {"runs": [
+            {"name": "hybrid", "dataset": "eval/datasets/pubmedqa_tune/questions.jsonl", "metrics": {"mrr": tune}},
+            {"name": "hybrid", "dataset": "/abs/eval/datasets/pubmedqa_independent/questions.jsonl",
+             "metrics": {"mrr": independent}},
+        ]}  # fmt: skip
+
+    lines, regressions = compare(report(0.7, 0.9), report(0.7, 0.9))
+    assert regressions == 0 and len(lines) == 2 + 2  # one row per dataset, each against itself
+    assert {line.split(" | ")[1] for line in lines[2:]} == {
+        "pubmedqa_tune/questions.jsonl", "pubmedqa_independent/questions.jsonl"
+    }  # fmt: skip
+    assert compare(report(0.7, 0.9), report(0.7, 0.5))[1] == 1
+    assert dataset_label("seeds_qa.jsonl") == "seeds_qa.jsonl"
 
 
 def test_gold_abstracts_must_be_indexed(eval_env, tmp_path) -> None:

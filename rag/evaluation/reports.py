@@ -17,6 +17,13 @@ TOLERANCE = 0.01  # a quality metric that falls by more than this is a regressio
 LATENCY_TOLERANCE = 1.10  # a p50 latency that grows by more than 10 % is a regression
 
 
+def dataset_label(dataset: str) -> str:
+    """A dataset as reports name it: its folder and file (pubmedqa_tune/questions.jsonl), so that two datasets with
+    the same file name are told apart, and two reports of one dataset match whatever working folder made them."""
+    path = Path(dataset)
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+
+
 def write_reports(out: Path, runs: list[dict[str, Any]]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps({"runs": runs}, indent=1, ensure_ascii=False))
@@ -43,7 +50,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         p50 = total.get("p50")
         row = [
             r["name"],
-            Path(r["dataset"]).name,
+            dataset_label(r["dataset"]),
             str(len(r["per_question"])),
             *cells,
             "-" if p50 is None else f"{p50:.0f}",
@@ -53,7 +60,7 @@ def markdown(runs: list[dict[str, Any]]) -> str:
     for r in runs:
         worst = worst_questions(r["per_question"])
         if worst:
-            lines += ["", f"## Worst questions: {r['name']} on {Path(r['dataset']).name}", ""]
+            lines += ["", f"## Worst questions: {r['name']} on {dataset_label(r['dataset'])}", ""]
             lines += [f"- `{q['id']}` {q['question']} — {'; '.join(problems)}" for q, problems in worst]
     return "\n".join(lines) + "\n"
 
@@ -121,10 +128,10 @@ def plot(out: Path, runs: list[dict[str, Any]]) -> None:
 
 def compare(report_a: dict[str, Any], report_b: dict[str, Any]) -> tuple[list[str], int]:
     """Lines describing B against A per (run, dataset), and the number of regressions flagged."""
-    before = {(r["name"], Path(r["dataset"]).name): r["metrics"] for r in report_a["runs"]}
+    before = {(r["name"], dataset_label(r["dataset"])): r["metrics"] for r in report_a["runs"]}
     lines, regressions = ["| run | dataset | metric | A | B | change | |", "|---|---|---|---|---|---|---|"], 0
     for r in report_b["runs"]:
-        key = (r["name"], Path(r["dataset"]).name)
+        key = (r["name"], dataset_label(r["dataset"]))
         if key not in before:
             continue
         old, new = before[key], r["metrics"]
