@@ -93,7 +93,7 @@ def test_eval_claims_mode_reports_kept_rates_per_label(cli_env, tmp_path) -> Non
             assert {"id", "label", "doc_id", "verdict"} <= set(q)
     lexical = runs[0]["per_question"]
     assert all(q["verdict"] != "contradicted" for q in lexical)  # the lexical judge cannot see contradictions
-    assert "| verifier-model | claims.jsonl | 3 |" in (out / "report.md").read_text()
+    assert f"| verifier-model | {tmp_path.name}/claims.jsonl | 3 |" in (out / "report.md").read_text()
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ from typing import Any
 
 import gradio as gr
 
-from rag.answer.events import Event, Sentence, Token
+from rag.answer import Event, Sentence, Token
 from rag.engine import Engine
 from rag.errors import BadInput
 from rag.records import Answer, Query

@@ -22,7 +22,7 @@ from rag.settings import BACKENDS, MODES, Mode, Settings
 from rag.text import terminal_safe, where
 
 if TYPE_CHECKING:
-    from rag.answer.pipeline import Task
+    from rag.answer import Task
     from rag.records import Query
 
 app = typer.Typer(
@@ -74,7 +74,7 @@ def ingest(
     """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    from rag.index.library import Library
+    from rag.index import Library
 
     settings = load_settings(data_dir)
     os.nice(settings.ingest_nice)  # a batch job: questions answered meanwhile on this machine come first
@@ -107,7 +107,7 @@ def remove(
     data_dir: DataDir = None,
 ) -> None:
     """Remove papers from the index (their chunks, vectors and keyword entries)."""
-    from rag.index.library import Library
+    from rag.index import Library
 
     report = Library(load_settings(data_dir)).remove(doc_ids)
     print(f"removed {len(report.removed)}")
@@ -126,7 +126,7 @@ def search(
     data_dir: DataDir = None,
 ) -> None:
     """Find the abstracts most relevant to a question (no LLM involved)."""
-    from rag.index.library import Library
+    from rag.index import Library
     from rag.records import Query
 
     results = Library(load_settings(data_dir)).search(Query(question, top_k, venue, year, check_mode(mode)))
@@ -229,7 +229,7 @@ def ui(
     data_dir: DataDir = None,
 ) -> None:
     """Start the web app: chat with citations, summaries and the library (http://HOST:PORT)."""
-    from rag.index.library import Library
+    from rag.index import Library
     from ui.app import launch
 
     settings = load_settings(data_dir)
@@ -282,7 +282,7 @@ def verify(
     assert claim is not None and doc is not None
     verdict = engine.verify(claim, doc)
     if as_json:
-        from rag.answer.claims import verdict_record
+        from rag.answer import verdict_record
 
         print(json.dumps(verdict_record(doc, verdict, claim=claim), ensure_ascii=False))
         return
@@ -328,7 +328,7 @@ def eval_command(
 ) -> None:
     """Score retrieval, citations and answers on evaluation datasets; resumable; or compare two reports."""
     if compare:
-        from rag.evaluation.reports import compare_folders
+        from rag.evaluation import compare_folders
 
         lines, regressions = compare_folders(*compare)
         print("\n".join(lines))
@@ -339,9 +339,7 @@ def eval_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from rag.engine import Engine
-    from rag.evaluation.harness import load_config
-    from rag.evaluation.reports import markdown
-    from rag.evaluation.runner import evaluate
+    from rag.evaluation import evaluate, load_config, markdown
 
     runs = load_config(config)
     with Progress(
@@ -369,7 +367,7 @@ def doctor(
     collection, the embedding precision is the configured one. Exit code 1 while a problem remains."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress
 
-    from rag.index.library import Library
+    from rag.index import Library
 
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), console=_stderr_console(),
@@ -393,7 +391,7 @@ def doctor(
 @app.command()
 def stats(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """Show what is indexed: abstracts, chunks, venues and years."""
-    from rag.index.library import Library
+    from rag.index import Library
 
     info = Library(load_settings(data_dir)).stats()
     if as_json:

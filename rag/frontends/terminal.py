@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
-from rag.answer.events import Event, Sentence, Token
+from rag.answer import Event, Sentence, Token
 from rag.records import Answer
 from rag.text import terminal_safe, where
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from rag.answer.llm import LLMConfigError
+from rag.answer import LLMConfigError
 from rag.errors import BadInput
 from rag.frontends.http.admission import RETRY_AFTER_S
 from rag.frontends.http.wire import ApiError

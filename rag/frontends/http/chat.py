@@ -13,14 +13,14 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from rag.answer.events import Sentence
+from rag.answer import Sentence
 from rag.errors import BadInput
 from rag.frontends.http.admission import Admission, AdmittedStream, Place
 from rag.frontends.http.wire import ApiError, ChatRequest, annotations, backend_of, chunk, completion, conversation
 from rag.records import Answer
 
 if TYPE_CHECKING:
-    from rag.answer.chat import ChatSession
+    from rag.answer import ChatSession
     from rag.engine import Engine
 
 
