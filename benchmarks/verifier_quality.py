@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/verifier_quality.py --split dev --sweep      # choose thresholds (dev claims only)
     .venv/bin/python benchmarks/verifier_quality.py --split heldout          # score the held-out claims, once
     .venv/bin/python benchmarks/verifier_quality.py --latency             # verification time per answer
+    .venv/bin/python benchmarks/verifier_quality.py --operating-point     # when "contradicted" may be said
 
 Kept = judged "supported" (what the verifier keeps when the claim cites that abstract). The SciFact abstracts the
 claims cite are ingested into a temporary index unless --data-dir names one that holds them. --latency times the
@@ -42,6 +43,10 @@ def engine_for(data_dir: Path | None, verifier: str = "model", model: Path | Non
     return engine
 
 
+def load_claims(split: str) -> list[dict]:
+    return [json.loads(line) for line in (SCIFACT / f"claims_{split}.jsonl").read_text().splitlines() if line.strip()]
+
+
 def rates(results: list[tuple[str, str]]) -> dict[str, float]:
     """Kept share per label and balanced accuracy, from (label, verdict) pairs."""
     out, recalls = {}, []
@@ -53,8 +58,9 @@ def rates(results: list[tuple[str, str]]) -> dict[str, float]:
     return out
 
 
-def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
-    from rag.answer.entailment import Judgement, decide, read_evidence
+def read_claims(engine, claims: list[dict]) -> list[tuple[str, object, bool]]:  # type: ignore[no-untyped-def]
+    """(label, the model's evidence, whether the claim names a number or term the abstract lacks) per claim."""
+    from rag.answer.entailment import read_evidence
     from rag.answer.judges import lexical_gaps
     from rag.answer.sources import Source
 
@@ -68,17 +74,73 @@ def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
         vector = engine.library.embedder.embed([claim["question"]])[0]
         evidence = read_evidence(model, claim["question"], abstract, source.spans, source.vectors @ vector)
         read.append((claim["label"], evidence, bool(lexical_gaps(claim["question"], abstract))))
+    return read
+
+
+def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
+    from rag.answer.entailment import Judgement, decide
+
+    read = read_claims(engine, claims)
     print("| support | contradict | kept SUPPORT | kept CONTRADICT | kept NEI | balanced accuracy |")
     print("|---|---|---|---|---|---|")
     for support in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         for contradict in (0.3, 0.5, 0.7):
             results = []
             for label, evidence, gaps in read:
-                verdict: Judgement = decide(evidence, support, contradict)
+                verdict: Judgement = decide(evidence, support, contradict)  # type: ignore[arg-type]
                 results.append((label, "not_enough_info" if verdict.label == "supported" and gaps else verdict.label))
             r = rates(results)
             print(f"| {support} | {contradict} | {r['kept_support']:.3f} | {r['kept_contradict']:.3f} | "
                   f"{r['kept_nei']:.3f} | {r['balanced_accuracy']:.3f} |")  # fmt: skip
+
+
+def wilson(right: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion right/n."""
+    if n == 0:
+        return 0.0, 1.0
+    p, spread = right / n, z * z / n
+    centre = (p + spread / 2) / (1 + spread)
+    half = z * ((p * (1 - p) / n + spread / (4 * n)) ** 0.5) / (1 + spread)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+PRECISION_WANTED = 0.9  # "contradicted" must be right at least this often
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99)
+
+
+def operating_point(engine, support: float) -> None:  # type: ignore[no-untyped-def]
+    """How often "contradicted" is right (its precision) per contradiction threshold: chosen on the dev claims (the
+    lowest threshold right at least PRECISION_WANTED of the time there, in 5 calls or more), then checked on the
+    held-out claims, which it must also meet to become the operating point."""
+    from rag.answer.entailment import decide
+
+    calls: dict[str, dict[float, tuple[int, int]]] = {}
+    for split in ("dev", "heldout"):
+        read = read_claims(engine, load_claims(split))
+        calls[split] = {}
+        for threshold in THRESHOLDS:
+            verdicts = [(label, decide(evidence, support, threshold).label) for label, evidence, _ in read]  # type: ignore[arg-type]
+            called = [label for label, verdict in verdicts if verdict == "contradicted"]
+            calls[split][threshold] = (sum(label == "CONTRADICT" for label in called), len(called))
+    print("| contradict >= | dev: right / called | precision (95 % interval) | held out: right / called | "
+          "precision (95 % interval) |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    for threshold in THRESHOLDS:
+        cells = []
+        for split in ("dev", "heldout"):
+            right, n = calls[split][threshold]
+            low, high = wilson(right, n)
+            cells += [f"{right} / {n}", f"{right / n:.2f} ({low:.2f}-{high:.2f})" if n else "-"]
+        print(f"| {threshold} | " + " | ".join(cells) + " |")
+    chosen = next((t for t in THRESHOLDS if calls["dev"][t][1] >= 5
+                   and calls["dev"][t][0] >= PRECISION_WANTED * calls["dev"][t][1]), None)  # fmt: skip
+    if chosen is None:
+        print(f"\nno threshold is right {PRECISION_WANTED:.0%} of the time on the dev claims: no operating point")
+        return
+    right, n = calls["heldout"][chosen]
+    held = right / n if n else 0.0
+    verdict = f"operating point {chosen}" if n and held >= PRECISION_WANTED else "no operating point"
+    print(f"\nchosen on dev: {chosen}; held out: {right} / {n} right ({held:.2f}) -> {verdict}")
 
 
 def score(data_dir: Path | None, claims: list[dict], model: Path | None = None) -> None:
@@ -127,13 +189,20 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "heldout"], default="dev")
     parser.add_argument("--sweep", action="store_true", help="thresholds grid (dev split only)")
     parser.add_argument("--latency", action="store_true", help="verification time of 5-sentence answers")
+    parser.add_argument(
+        "--operating-point", action="store_true", help="how often 'contradicted' is right, dev and held out"
+    )
     parser.add_argument("--data-dir", type=Path, help="an index holding the claims' abstracts (or the seeds)")
     parser.add_argument("--model", type=Path, help="an ONNX verifier model to judge with instead of the shipped one")
     args = parser.parse_args()
     if args.latency:
         latency(args.data_dir, args.model)
         return
-    claims = [json.loads(line) for line in (SCIFACT / f"claims_{args.split}.jsonl").read_text().splitlines()]
+    if args.operating_point:
+        engine = engine_for(args.data_dir, model=args.model)
+        operating_point(engine, engine.settings.entailment_support)
+        return
+    claims = load_claims(args.split)
     print(f"\n## {args.split}: {len(claims)} SciFact claims\n")
     if args.sweep:
         if args.split != "dev":

@@ -72,7 +72,9 @@ class Settings(BaseSettings):
     refusal_threshold: float | None = Field(None, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
     verifier: VerifierKind = Field("model", validation_alias=_env("RAG_VERIFIER"))
     entailment_support: float = Field(0.9, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_SUPPORT"))
-    entailment_contradict: float = Field(0.7, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT"))
+    entailment_contradict: float | None = Field(
+        None, gt=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT")
+    )  # unset: the shipped model's operating point (rag/answer/entailment.py)
     judge_max_tokens: int = Field(600, ge=1, validation_alias=_env("RAG_JUDGE_MAX_TOKENS"))
     support_threshold: float = Field(0.6, ge=-1, le=1, validation_alias=_env("RAG_SUPPORT_THRESHOLD"))
     support_coverage: float = Field(0.75, ge=0, le=1, validation_alias=_env("RAG_SUPPORT_COVERAGE"))

@@ -148,8 +148,13 @@ def test_a_conversation_can_be_continued_from_its_history(scripted) -> None:
     assert ESM_DOC in [c.doc_id for c in follow.citations]
 
 
-def test_a_contradicted_sentence_is_dropped_with_the_contradicting_quote(scripted) -> None:
-    engine, _ = scripted(f"{SAM_FINDING} [1]. Using SAM alone cannot improve adversarial robustness [1].")
+def test_a_contradicted_sentence_is_dropped_with_the_contradicting_quote(scripted, seeds_settings, engine) -> None:
+    reply = f"{SAM_FINDING} [1]. Using SAM alone cannot improve adversarial robustness [1]."
+    default, _ = scripted(reply)
+    [unsupported] = default.ask(SAM_QUESTION, "local").verifier.dropped_sentences  # the model accuses nothing
+    assert unsupported.kind == "unsupported" and unsupported.quote is None
+    settings = seeds_settings.model_copy(update={"entailment_contradict": 0.7})  # an operating point of one's own
+    engine = Engine(settings, llm=ScriptedLLM(reply), embedder=engine.library.embedder)
     data = engine.ask(SAM_QUESTION, "local").contract()
     assert data["answer"] == f"{SAM_FINDING} [1]."
     [dropped] = data["verifier"]["dropped_sentences"]

@@ -219,7 +219,8 @@ def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_se
         "We find that using SAM alone can improve adversarial robustness [1]. "
         "Using SAM alone cannot improve adversarial robustness [1]."
     )
-    app = build_app(Engine(seeds_settings, llm=llm, embedder=engine.library.embedder))
+    accusing = seeds_settings.model_copy(update={"entailment_contradict": 0.7})  # the shipped model accuses nothing
+    app = build_app(Engine(accusing, llm=llm, embedder=engine.library.embedder))
     port = free_port()
     app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     page = open_page(browser, None)

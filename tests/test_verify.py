@@ -15,12 +15,12 @@ ESM_DOC = "000_c1913070b188e76b#8"
 AHAC_DOC = "000_c1913070b188e76b#4"
 
 CLAIMS = [
-    # (claim, doc, expected verdict)
+    # (claim, doc, expected verdict at the default operating point, where the model accuses nothing)
     ("Training with SAM by itself makes models more robust to adversarial attacks.", SAM_DOC, "supported"),
-    ("Using SAM alone cannot improve adversarial robustness.", SAM_DOC, "contradicted"),  # negation
-    ("SAM improves adversarial robustness but sacrifices clean accuracy.", SAM_DOC, "contradicted"),  # direction
+    ("Using SAM alone cannot improve adversarial robustness.", SAM_DOC, "not_supported"),  # negation
+    ("SAM improves adversarial robustness but sacrifices clean accuracy.", SAM_DOC, "not_supported"),  # direction
     ("ESM-AA models proteins at both the atom scale and the residue scale.", ESM_DOC, "supported"),
-    ("ESM-AA performs worse than previous methods on protein-molecule tasks.", ESM_DOC, "contradicted"),
+    ("ESM-AA performs worse than previous methods on protein-molecule tasks.", ESM_DOC, "not_supported"),
     ("AHAC attains 40% more reward than model-free baselines on locomotion tasks.", AHAC_DOC, "supported"),
     ("AHAC attains 90% more reward than model-free baselines on locomotion tasks.", AHAC_DOC, "not_supported"),
     ("PPO attains 40% more reward than model-free baselines on locomotion tasks.", AHAC_DOC, "not_supported"),
@@ -40,7 +40,20 @@ def test_the_judge_on_hand_written_claims(engine: Engine) -> None:
         if not right:  # "not_supported": a changed number or name, contradicted or not enough information
             wrong.append(f"{claim!r}: {verdict.label} ({verdict.score:.2f})")
     assert len(wrong) <= 2, wrong
-    assert engine.verify(CLAIMS[1][0], SAM_DOC).label == "contradicted"  # a plain negation is always caught
+    assert engine.verify(CLAIMS[1][0], SAM_DOC).label == "not_enough_info"  # a plain negation is never supported
+
+
+def test_the_model_accuses_only_at_an_operating_point(seeds_settings, engine: Engine) -> None:
+    """No threshold makes the shipped model's "contradicted" right 9 times in 10 on held-out SciFact claims, so by
+    default it calls nothing contradicted; a threshold set by the user (RAG_ENTAILMENT_CONTRADICT) restores it."""
+    from rag.answer.entailment import CONTRADICTION_OPERATING_POINT
+
+    assert CONTRADICTION_OPERATING_POINT is None and engine.settings.entailment_contradict is None
+    assert [engine.verify(claim, doc).label for claim, doc, _ in CLAIMS].count("contradicted") == 0
+    settings = seeds_settings.model_copy(update={"entailment_contradict": 0.7})
+    accusing = Engine(settings, embedder=engine.library.embedder)
+    verdict = accusing.verify(CLAIMS[1][0], SAM_DOC)
+    assert verdict.label == "contradicted" and "SAM alone can improve adversarial robustness" in verdict.quote
 
 
 def test_the_quote_is_verbatim_and_at_most_two_sentences(engine: Engine) -> None:
@@ -52,7 +65,7 @@ def test_the_quote_is_verbatim_and_at_most_two_sentences(engine: Engine) -> None
 
 @pytest.mark.slow
 def test_cli_verify_one_claim_and_a_file(cli_env, seeds_settings, tmp_path) -> None:
-    env = {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir)}
+    env = {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir), "RAG_ENTAILMENT_CONTRADICT": "0.7"}
     out = run_rag("verify", CLAIMS[1][0], "--doc", SAM_DOC, "--json", env=env)
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)

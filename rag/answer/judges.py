@@ -68,7 +68,7 @@ class ModelJudge:
     """The entailment cross-encoder (RAG_VERIFIER=model, the default). A number or named term the abstract does not
     contain still rules out support, whatever the model says."""
 
-    def __init__(self, model: EntailmentModel, support: float, contradict: float) -> None:
+    def __init__(self, model: EntailmentModel, support: float, contradict: float | None) -> None:
         self.model = model
         self.support = support
         self.contradict = contradict

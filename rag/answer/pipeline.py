@@ -237,9 +237,10 @@ def make_judge(settings: Settings) -> Judge:
     """The judge RAG_VERIFIER names (the entailment model is loaded here, once per process)."""
     if settings.verifier == "lexical":
         return LexicalJudge(settings.support_threshold, settings.support_coverage)
-    from rag.answer.entailment import EntailmentModel
+    from rag.answer.entailment import CONTRADICTION_OPERATING_POINT, EntailmentModel
 
-    return ModelJudge(EntailmentModel(), settings.entailment_support, settings.entailment_contradict)
+    contradict = settings.entailment_contradict
+    return ModelJudge(EntailmentModel(), settings.entailment_support, contradict or CONTRADICTION_OPERATING_POINT)
 
 
 # ----- the pipeline ----------------------------------------------------------------------------------------------
