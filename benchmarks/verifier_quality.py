@@ -94,16 +94,6 @@ def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
                   f"{r['kept_nei']:.3f} | {r['balanced_accuracy']:.3f} |")  # fmt: skip
 
 
-def wilson(right: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a proportion right/n."""
-    if n == 0:
-        return 0.0, 1.0
-    p, spread = right / n, z * z / n
-    centre = (p + spread / 2) / (1 + spread)
-    half = z * ((p * (1 - p) / n + spread / (4 * n)) ** 0.5) / (1 + spread)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 PRECISION_WANTED = 0.9  # "contradicted" must be right at least this often
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.98, 0.99)
 
@@ -113,6 +103,7 @@ def operating_point(engine, support: float) -> None:  # type: ignore[no-untyped-
     lowest threshold right at least PRECISION_WANTED of the time there, in 5 calls or more), then checked on the
     held-out claims, which it must also meet to become the operating point."""
     from rag.answer.entailment import decide
+    from rag.evaluation.harness import wilson
 
     calls: dict[str, dict[float, tuple[int, int]]] = {}
     for split in ("dev", "heldout"):
@@ -144,8 +135,10 @@ def operating_point(engine, support: float) -> None:  # type: ignore[no-untyped-
 
 
 def score(data_dir: Path | None, claims: list[dict], model: Path | None = None) -> None:
-    print("| verifier | kept SUPPORT | kept CONTRADICT | kept NEI | balanced accuracy | p50 ms per claim |")
-    print("|---|---|---|---|---|---|")
+    from rag.evaluation.harness import verdict_rates
+
+    print("| verifier | claims | n | kept (95 % interval) | accused (95 % interval) | balanced accuracy | p50 ms |")
+    print("|---|---|---|---|---|---|---|")
     for kind in ("lexical", "model"):
         engine = engine_for(data_dir, kind, model)
         results, times = [], []
@@ -153,10 +146,17 @@ def score(data_dir: Path | None, claims: list[dict], model: Path | None = None) 
             start = time.perf_counter()
             verdict = engine.verify(claim["question"], claim["doc_id"])
             times.append((time.perf_counter() - start) * 1000)
-            results.append((claim["label"], verdict.label))
-        r = rates(results)
-        print(f"| {kind} | {r['kept_support']:.3f} | {r['kept_contradict']:.3f} | {r['kept_nei']:.3f} | "
-              f"{r['balanced_accuracy']:.3f} | {statistics.median(times):.0f} |")  # fmt: skip
+            results.append({"label": claim["label"], "verdict": verdict.label, "kind": claim.get("kind")})
+        balanced = rates([(r["label"], r["verdict"]) for r in results])["balanced_accuracy"]
+        groups = [(label, [r for r in results if r["label"] == label]) for label in LABELS]
+        groups += [(f"{label} {k}", [r for r in results if (r["label"], r["kind"]) == (label, k)])
+                   for label, k in sorted({(r["label"], r["kind"]) for r in results if r["kind"]})]  # fmt: skip
+        for name, rows in groups:
+            v = verdict_rates(rows)
+            if v["n"]:
+                print(f"| {kind} | {name} | {v['n']} | {v['kept']:.3f} ({v['kept_ci'][0]:.2f}-{v['kept_ci'][1]:.2f}) | "
+                      f"{v['accused']:.3f} ({v['accused_ci'][0]:.2f}-{v['accused_ci'][1]:.2f}) | {balanced:.3f} | "
+                      f"{statistics.median(times):.0f} |")  # fmt: skip
         data_dir = engine.settings.data_dir  # the second engine reuses the index
 
 

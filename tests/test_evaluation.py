@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SEEDS_QA, run_rag
 
-from rag.evaluation.harness import answer_metrics, retrieval_metrics
+from rag.evaluation.harness import answer_metrics, claim_metrics, retrieval_metrics, wilson
 from rag.evaluation.reports import compare, dataset_label
 
 CONFIG = """
@@ -64,6 +64,30 @@ def test_answer_metrics_on_synthetic_results() -> None:
 def eval_env(cli_env, seeds_settings, tmp_path) -> dict[str, str]:
     (tmp_path / "runs.toml").write_text(CONFIG)
     return {**cli_env, "RAG_DATA_DIR": str(seeds_settings.data_dir)}
+
+
+def test_claim_metrics_give_kept_and_accused_shares_with_intervals_per_label_and_kind() -> None:
+    def claim(label: str, verdict: str, kind: str) -> dict:
+        return {"label": label, "verdict": verdict, "kind": kind, "timings_ms": {"verify": 5.0}}
+
+    results = [claim("SUPPORT", "supported", "paraphrase")] * 3 + [claim("SUPPORT", "contradicted", "synthesis")]
+    results += [claim("CONTRADICT", "contradicted", "negation"), claim("CONTRADICT", "supported", "changed number")]
+    m = claim_metrics(results)
+    assert (m["kept_support"], m["accused_support"], m["kept_contradict"]) == (0.75, 0.25, 0.5)
+    assert m["by_label"]["SUPPORT"] == {"n": 4, "kept": 0.75, "kept_ci": wilson(3, 4), "accused": 0.25,
+                                        "accused_ci": wilson(1, 4)}  # fmt: skip
+    assert m["by_label"]["NEI"]["n"] == 0 and m["kept_nei"] is None
+    assert m["by_kind"]["SUPPORT paraphrase"]["kept"] == 1.0 and m["by_kind"]["SUPPORT synthesis"]["accused"] == 1.0
+    assert set(m["by_kind"]) == {"SUPPORT paraphrase", "SUPPORT synthesis", "CONTRADICT negation",
+                                 "CONTRADICT changed number"}  # fmt: skip
+    assert "by_kind" not in claim_metrics([{**r, "kind": ""} for r in results])
+
+
+def test_wilson_intervals() -> None:
+    assert wilson(8, 14) == pytest.approx((0.3259, 0.7862), abs=1e-3)  # the held-out row of the README's table
+    low, high = wilson(0, 57)
+    assert low == 0.0 and high == pytest.approx(0.0631, abs=1e-3)
+    assert wilson(0, 0) == (0.0, 1.0)
 
 
 def test_report_schema_and_files(eval_env, tmp_path) -> None:

@@ -268,19 +268,47 @@ def evaluate_claim(engine: Engine, run: RunConfig, row: dict[str, Any], retrieva
         "score": round(verdict.score, 4),
         "quote": verdict.quote,
         "timings_ms": {"verify": (time.perf_counter() - start) * 1000},
+        **({"kind": str(row["kind"])} if row.get("kind") else {}),
     }
 
 
+def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of the proportion hits/n ((0, 1) when n is 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p, spread = hits / n, z * z / n
+    centre = (p + spread / 2) / (1 + spread)
+    half = z * ((p * (1 - p) / n + spread / (4 * n)) ** 0.5) / (1 + spread)
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
+
+def verdict_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of some checked claims: how many, the share kept (judged supported) and the share accused (judged
+    contradicted), each with its 95 % interval."""
+    kept = sum(r["verdict"] == "supported" for r in rows)
+    accused = sum(r["verdict"] == "contradicted" for r in rows)
+    n = len(rows)
+    return {"n": n, "kept": kept / n if n else None, "kept_ci": wilson(kept, n),
+            "accused": accused / n if n else None, "accused_ci": wilson(accused, n)}  # fmt: skip
+
+
 def claim_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per label, the share of claims the verifier keeps (judges supported) when cited to their abstract; and the
+    """Per label, the share of claims the verifier keeps (judges supported) and accuses (judges contradicted) when
+    cited to their abstract, with 95 % intervals, also per kind of claim when the dataset names kinds; and the
     balanced accuracy of the three-way verdicts (the mean of the per-label recalls)."""
     metrics: dict[str, Any] = {}
     recalls = []
     for label, verdict in CLAIM_LABELS.items():
         rows = [r for r in results if r["label"] == label]
-        metrics[f"kept_{label.lower()}"] = sum(r["verdict"] == "supported" for r in rows) / len(rows) if rows else None
+        rates = verdict_rates(rows)
+        metrics[f"kept_{label.lower()}"], metrics[f"accused_{label.lower()}"] = rates["kept"], rates["accused"]
+        metrics.setdefault("by_label", {})[label] = rates
         if rows:
             recalls.append(sum(r["verdict"] == verdict for r in rows) / len(rows))
+    kinds = sorted({(r["label"], r["kind"]) for r in results if r.get("kind")})
+    if kinds:
+        of_kind = {pair: [r for r in results if (r["label"], r.get("kind")) == pair] for pair in kinds}
+        metrics["by_kind"] = {f"{label} {kind}": verdict_rates(rows) for (label, kind), rows in of_kind.items()}
     metrics["balanced_accuracy"] = statistics.fmean(recalls) if recalls else None
     metrics["latency_ms"] = {"verify": percentiles([r["timings_ms"]["verify"] for r in results])}
     metrics["time_s"] = round(sum(r["timings_ms"]["verify"] for r in results) / 1000, 1)

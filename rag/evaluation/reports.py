@@ -11,7 +11,8 @@ from rag.evaluation.harness import CLAIM_LABELS, HIGHER_IS_BETTER, RETRIEVAL_MET
 
 TABLE_METRICS = (
     *RETRIEVAL_METRICS, "citation_precision", "citation_recall", "support_rate", "answered_rate", "refusal_rate",
-    "must_contain", "decision_accuracy", "kept_support", "kept_contradict", "kept_nei", "balanced_accuracy",
+    "must_contain", "decision_accuracy", "kept_support", "kept_contradict", "kept_nei", "accused_support",
+    "accused_contradict", "accused_nei", "balanced_accuracy",
 )  # fmt: skip
 TOLERANCE = 0.01  # a quality metric that falls by more than this is a regression
 LATENCY_TOLERANCE = 1.10  # a p50 latency that grows by more than 10 % is a regression
@@ -58,11 +59,27 @@ def markdown(runs: list[dict[str, Any]]) -> str:
         ]
         lines.append("| " + " | ".join(row) + " |")
     for r in runs:
+        lines += verdict_table(r)
         worst = worst_questions(r["per_question"])
         if worst:
             lines += ["", f"## Worst questions: {r['name']} on {dataset_label(r['dataset'])}", ""]
             lines += [f"- `{q['id']}` {q['question']} — {'; '.join(problems)}" for q, problems in worst]
     return "\n".join(lines) + "\n"
+
+
+def verdict_table(run: dict[str, Any]) -> list[str]:
+    """For a claims run: kept and accused shares with their 95 % intervals, per label and per kind of claim."""
+    groups = {**run["metrics"].get("by_label", {}), **run["metrics"].get("by_kind", {})}
+    if not groups:
+        return []
+    lines = ["", f"## Verdicts: {run['name']} on {dataset_label(run['dataset'])}", ""]
+    lines += ["| claims | n | kept (95 % interval) | accused of contradicting (95 % interval) |", "|---|---|---|---|"]
+    for name, rates in groups.items():
+        if rates["n"]:
+            kept, accused = rates["kept_ci"], rates["accused_ci"]
+            lines.append(f"| {name} | {rates['n']} | {rates['kept']:.3f} ({kept[0]:.2f}-{kept[1]:.2f}) | "
+                         f"{rates['accused']:.3f} ({accused[0]:.2f}-{accused[1]:.2f}) |")  # fmt: skip
+    return lines
 
 
 def problems_of(q: dict[str, Any]) -> list[str]:
