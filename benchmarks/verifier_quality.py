@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/verifier_quality.py --split heldout          # score the held-out claims, once
     .venv/bin/python benchmarks/verifier_quality.py --latency             # verification time per answer
     .venv/bin/python benchmarks/verifier_quality.py --operating-point     # when "contradicted" may be said
+    .venv/bin/python benchmarks/verifier_quality.py --claims eval/datasets/seeds_claims/claims.jsonl --corpus seeds
 
 Kept = judged "supported" (what the verifier keeps when the claim cites that abstract). The SciFact abstracts the
 claims cite are ingested into a temporary index unless --data-dir names one that holds them. --latency times the
@@ -26,8 +27,11 @@ SCIFACT = ROOT / "eval" / "datasets" / "scifact"
 LABELS = {"SUPPORT": "supported", "CONTRADICT": "contradicted", "NEI": "not_enough_info"}
 
 
-def engine_for(data_dir: Path | None, verifier: str = "model", model: Path | None = None):  # type: ignore[no-untyped-def]
-    """An engine over the claims' abstracts; `model`: judge with that ONNX file instead of the shipped one."""
+def engine_for(  # type: ignore[no-untyped-def]
+    data_dir: Path | None, verifier: str = "model", model: Path | None = None, corpus: list[Path] | None = None
+):
+    """An engine over the claims' abstracts (`corpus`, SciFact's by default, ingested into a temporary index unless
+    `data_dir` holds them); `model`: judge with that ONNX file instead of the shipped one."""
     from rag.answer.entailment import EntailmentModel
     from rag.engine import Engine
     from rag.index.ingest import ingest
@@ -36,15 +40,17 @@ def engine_for(data_dir: Path | None, verifier: str = "model", model: Path | Non
     folder = data_dir or Path(tempfile.mkdtemp(prefix="verifier-bench-"))
     settings = Settings(data_dir=folder, verifier=verifier)
     if data_dir is None:
-        ingest([SCIFACT / "corpus.jsonl"], settings)
+        ingest(corpus or [SCIFACT / "corpus.jsonl"], settings)
     engine = Engine(settings)
     if model is not None and verifier == "model":
         engine.pipeline.verifier.judge.model = EntailmentModel(model)
     return engine
 
 
-def load_claims(split: str) -> list[dict]:
-    return [json.loads(line) for line in (SCIFACT / f"claims_{split}.jsonl").read_text().splitlines() if line.strip()]
+def load_claims(split: str, path: Path | None = None) -> list[dict]:
+    """A SciFact split, or the claims file `path` (records with question, doc_id, label and an optional kind)."""
+    path = path or SCIFACT / f"claims_{split}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def rates(results: list[tuple[str, str]]) -> dict[str, float]:
@@ -59,9 +65,8 @@ def rates(results: list[tuple[str, str]]) -> dict[str, float]:
 
 
 def read_claims(engine, claims: list[dict]) -> list[tuple[str, object, bool]]:  # type: ignore[no-untyped-def]
-    """(label, the model's evidence, whether the claim names a number or term the abstract lacks) per claim."""
+    """(label, the model's evidence, whether the exact checks object to the claim) per claim."""
     from rag.answer.entailment import read_evidence
-    from rag.answer.judges import lexical_gaps
     from rag.answer.sources import Source
 
     verifier = engine.pipeline.verifier
@@ -73,7 +78,8 @@ def read_claims(engine, claims: list[dict]) -> list[tuple[str, object, bool]]:  
         verifier.prepare([source])
         vector = engine.library.embedder.embed([claim["question"]])[0]
         evidence = read_evidence(model, claim["question"], abstract, source.spans, source.vectors @ vector)
-        read.append((claim["label"], evidence, bool(lexical_gaps(claim["question"], abstract))))
+        objected = verifier.objection(claim["question"], vector, source) is not None
+        read.append((claim["label"], evidence, objected))
     return read
 
 
@@ -86,9 +92,10 @@ def sweep(engine, claims: list[dict]) -> None:  # type: ignore[no-untyped-def]
     for support in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         for contradict in (0.3, 0.5, 0.7):
             results = []
-            for label, evidence, gaps in read:
+            for label, evidence, objected in read:
                 verdict: Judgement = decide(evidence, support, contradict)  # type: ignore[arg-type]
-                results.append((label, "not_enough_info" if verdict.label == "supported" and gaps else verdict.label))
+                label_given = "not_enough_info" if verdict.label == "supported" and objected else verdict.label
+                results.append((label, label_given))
             r = rates(results)
             print(f"| {support} | {contradict} | {r['kept_support']:.3f} | {r['kept_contradict']:.3f} | "
                   f"{r['kept_nei']:.3f} | {r['balanced_accuracy']:.3f} |")  # fmt: skip
@@ -134,13 +141,15 @@ def operating_point(engine, support: float) -> None:  # type: ignore[no-untyped-
     print(f"\nchosen on dev: {chosen}; held out: {right} / {n} right ({held:.2f}) -> {verdict}")
 
 
-def score(data_dir: Path | None, claims: list[dict], model: Path | None = None) -> None:
+def score(
+    data_dir: Path | None, claims: list[dict], model: Path | None = None, corpus: list[Path] | None = None
+) -> None:
     from rag.evaluation.harness import verdict_rates
 
     print("| verifier | claims | n | kept (95 % interval) | accused (95 % interval) | balanced accuracy | p50 ms |")
     print("|---|---|---|---|---|---|---|")
     for kind in ("lexical", "model"):
-        engine = engine_for(data_dir, kind, model)
+        engine = engine_for(data_dir, kind, model, corpus)
         results, times = [], []
         for claim in claims:
             start = time.perf_counter()
@@ -194,7 +203,16 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", type=Path, help="an index holding the claims' abstracts (or the seeds)")
     parser.add_argument("--model", type=Path, help="an ONNX verifier model to judge with instead of the shipped one")
+    parser.add_argument("--claims", type=Path, help="a claims file to score instead of a SciFact split")
+    parser.add_argument("--corpus", type=Path, nargs="+", help="the abstracts the --claims file cites")
     args = parser.parse_args()
+    if args.claims is not None:
+        if not args.claims.is_file() or (args.data_dir is None and not args.corpus):
+            parser.error("--claims needs an existing file, and --corpus or --data-dir holding its abstracts")
+        claims = load_claims("", args.claims)
+        print(f"\n## {args.claims}: {len(claims)} claims\n")
+        score(args.data_dir, claims, args.model, args.corpus)
+        return
     if args.latency:
         latency(args.data_dir, args.model)
         return

@@ -68,7 +68,7 @@ class Engine:
 
     def request(self, query: Query | str, backend: str | None, task: Task) -> Request:
         query = Query.of(query)
-        if task == "summary" and query.k is None:
+        if task == "summary" and not query.k:
             query = replace(query, k=self.settings.summary_k)
         return Request(query, self.backend_name(backend), task)
 

@@ -22,6 +22,19 @@ OFFLINE = {
 }
 
 
+# /proc/cpuinfo flags of instructions that multiply and add 8-bit integers, where int8 runs faster than fp32
+INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "avx2")
+
+
+def cpu_has_int8_dot(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU multiplies and adds 8-bit integers in its vector units (where int8 inference pays)."""
+    try:
+        flags = set(cpuinfo.read_text().split())
+    except OSError:
+        return False
+    return any(flag in flags for flag in INT8_FLAGS)
+
+
 def bundled_model_dir() -> Path:
     folder = package_folder(BUNDLED_PACKAGE)
     if folder is None:
@@ -75,3 +88,58 @@ def encoder_feeds(tokenizer, texts: list[str] | list[tuple[str, str]]) -> dict[s
         feeds["attention_mask"][row, : len(e.ids)] = e.attention_mask
         feeds["token_type_ids"][row, : len(e.ids)] = e.type_ids
     return feeds
+
+
+def export_encoder(module, sample: tuple, path: Path, output: str) -> None:  # type: ignore[no-untyped-def]
+    """Export a torch encoder taking INPUTS (batch and sequence dynamic) with torch's exporter; written atomically,
+    without the source locations the exporter records (they would change the file with every edit of the caller)."""
+    import logging
+    import shutil
+    import warnings
+
+    import onnx
+    import torch
+
+    batch, seq = torch.export.Dim("batch"), torch.export.Dim("sequence")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # the exporter is chatty about things that do not apply here
+        warnings.simplefilter("ignore")
+        logging.getLogger("torch.onnx").setLevel(logging.ERROR)
+        torch.onnx.export(
+            module.eval(), sample, str(tmp), input_names=list(INPUTS), output_names=[output],
+            dynamic_shapes={name: {0: batch, 1: seq} for name in INPUTS}, dynamo=True, external_data=False,
+            verbose=False,
+        )  # fmt: skip
+    model = onnx.load(str(tmp))
+    for node in model.graph.node:
+        del node.metadata_props[:]
+    onnx.save(model, str(tmp))
+    tmp.replace(path)
+    shutil.rmtree(tmp.parent / (tmp.name + ".data"), ignore_errors=True)
+
+
+def in_child_process(function, *args: object) -> None:  # type: ignore[no-untyped-def]
+    """Run function(*args) in a fresh Python process and wait for it; its exceptions are raised here. What it
+    imports and allocates (torch and a model: about 1 GB, which glibc would otherwise keep) leaves with it."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool.submit(function, *args).result()
+
+
+def quantize_int8(fp32: Path, int8: Path) -> None:
+    """ONNX Runtime's dynamic int8 quantisation, per channel."""
+    import logging
+
+    root = logging.getLogger()
+    level, handlers = root.level, root.handlers[:]
+    root.setLevel(logging.ERROR)  # the quantiser logs advice that does not apply
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    finally:  # and configures the root logger on import: undo it, or every library's debug lines would show
+        root.setLevel(level)
+        root.handlers[:] = handlers

@@ -128,6 +128,17 @@ class DroppedSentence:
 
 
 @dataclass
+class AnswerSentence:
+    """One sentence of an answer as shown: verified (with its citation numbers) or, with RAG_UNVERIFIED=show, a
+    sentence no abstract could be confirmed to support, shown without citations and with the reason."""
+
+    text: str
+    verified: bool = True
+    citations: list[int] = field(default_factory=list)
+    reason: str | None = None
+
+
+@dataclass
 class VerifierReport:
     """What the verifier did to an answer: sentences kept, re-attributed and dropped (with reasons), and whether
     the answer fell back to verbatim sentences."""
@@ -135,6 +146,7 @@ class VerifierReport:
     kept: int = 0
     reattributed: int = 0
     dropped: int = 0
+    unverified: int = 0  # shown without citations (RAG_UNVERIFIED=show)
     dropped_sentences: list[DroppedSentence] = field(default_factory=list)
     fallback: Literal["extractive"] | None = None
 
@@ -151,6 +163,12 @@ class Answer:
     note: str | None = None
     standalone_question: str | None = None  # the follow-up rewritten to stand alone, in a chat
     abstracts: dict[str, str] = field(default_factory=dict)  # cited doc_id -> full abstract, for presenters
+    sentences: list[AnswerSentence] = field(default_factory=list)  # the answer sentence by sentence
+
+    @property
+    def unverified_sentences(self) -> set[str]:
+        """The texts of the sentences shown without citations (RAG_UNVERIFIED=show)."""
+        return {s.text for s in self.sentences if not s.verified}
 
     def contract(self) -> dict[str, Any]:
         """The `rag ask --json` shape of docs/contracts.md: the design's fields, the verifier's report, any note,

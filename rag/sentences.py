@@ -116,3 +116,15 @@ def sentences_as_they_complete(tokens: Iterator[str], on_token: Callable[[str], 
             yield from parts[:-1]
             buffer = parts[-1] + (" " if buffer[-1:].isspace() else "")  # "SAM " + "can", not "SAMcan"
     yield from split_sentences(buffer)
+
+
+def lines_as_they_complete(tokens: Iterator[str], on_token: Callable[[str], Any]) -> Iterator[str]:
+    """Group a token stream into its non-empty lines; a line is complete once the next one has begun."""
+    buffer = ""
+    for token in tokens:
+        on_token(token)
+        buffer += token
+        *complete, buffer = buffer.split("\n")
+        yield from (line.strip() for line in complete if line.strip())
+    if buffer.strip():
+        yield buffer.strip()

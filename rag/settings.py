@@ -18,10 +18,10 @@ Backend = Literal["local", "openai", "openai-compatible", "extractive"]
 BackendSetting = Literal["auto", Backend]
 BACKENDS: tuple[Backend, ...] = get_args(Backend)
 PrecisionSetting = Literal["auto", "fp32", "int8"]  # of the embeddings (rag/index/models.py)
-LLM_BACKENDS: tuple[Backend, ...] = ("local", "openai", "openai-compatible")  # the ones that run an LLM
 Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
-VerifierKind = Literal["model", "llm", "lexical"]
+VerifierKind = Literal["auto", "model", "llm", "lexical"]
+Unverified = Literal["drop", "show"]  # what becomes of a sentence the judge cannot confirm
 
 
 def _env(name: str, *aliases: str) -> AliasChoices:
@@ -70,7 +70,9 @@ class Settings(BaseSettings):
 
     # Answering and verification
     refusal_threshold: float | None = Field(None, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
-    verifier: VerifierKind = Field("model", validation_alias=_env("RAG_VERIFIER"))
+    verifier: VerifierKind = Field("auto", validation_alias=_env("RAG_VERIFIER"))
+    verifier_model: Path | None = Field(None, validation_alias=_env("RAG_VERIFIER_MODEL"))
+    unverified: Unverified = Field("drop", validation_alias=_env("RAG_UNVERIFIED"))
     entailment_support: float = Field(0.9, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_SUPPORT"))
     entailment_contradict: float | None = Field(
         None, gt=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT")

@@ -77,6 +77,16 @@ def split_markers(sentence: str) -> tuple[str, list[int]]:
     return text, list(dict.fromkeys(cited))
 
 
+QUOTED = re.compile(r"^(?P<sentence>.*?\S)\s*\|\s*[\"“](?P<quote>.+?)[\"”]?\s*$", re.S)
+
+
+def split_quote(line: str) -> tuple[str, str | None]:
+    """A line of a quoted answer, 'A sentence [2] | "the words of source 2"', as (sentence, quote); a line without
+    the quoted words is (line, None)."""
+    found = QUOTED.match(line.strip())
+    return (found["sentence"], found["quote"].strip()) if found else (line.strip(), None)
+
+
 def replace_markers(text: str, replace: Callable[[int], str]) -> str:
     """Every citation marker replaced by replace(n) for each number it cites: [1, 3] -> replace(1) + replace(3)."""
     return MARKER.sub(lambda m: "".join(replace(int(n)) for n in re.split(r"\s*[,;]\s*", m.group(1))), text)

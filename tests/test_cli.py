@@ -211,3 +211,14 @@ def test_chat_survives_a_chroma_server_restart(cli_env, tmp_path: Path) -> None:
         chat.kill()
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_the_terminal_marks_an_unverified_sentence(capsys) -> None:
+    from rag.answer import Sentence
+    from rag.frontends.terminal import UNVERIFIED_MARK, answer_to_terminal
+    from rag.records import Answer
+
+    answer = Answer("q", "Backed [1]. Not backed.", False, [], "local", {})
+    answer_to_terminal(iter([Sentence("Backed [1]."), Sentence("Not backed.", False, "no abstract"), answer]))
+    out = capsys.readouterr().out
+    assert f"Not backed. {UNVERIFIED_MARK}" in out and f"Backed [1]. {UNVERIFIED_MARK}" not in out

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from conftest import write_jsonl
 
-from rag.index.models import AGREEMENT, choose_precision, cpu_has_int8_dot, load_embedder
-from rag.onnx import bundled_model_dir
+from rag.index.models import AGREEMENT, choose_precision, load_embedder
+from rag.onnx import bundled_model_dir, cpu_has_int8_dot
 from rag.records import Query
 
 TEXTS = [

@@ -163,7 +163,7 @@ def test_compare_keeps_datasets_with_the_same_file_name_apart() -> None:
         "pubmedqa_tune/questions.jsonl", "pubmedqa_independent/questions.jsonl"
     }  # fmt: skip
     assert compare(report(0.7, 0.9), report(0.7, 0.5))[1] == 1
-    assert dataset_label("seeds_qa.jsonl") == "seeds_qa.jsonl"
+    assert dataset_label("seeds_qa.jsonl") == f"{Path.cwd().name}/seeds_qa.jsonl"  # read from where rag eval ran
 
 
 def test_gold_abstracts_must_be_indexed(eval_env, tmp_path) -> None:
@@ -176,6 +176,17 @@ def test_bad_config_is_bad_input(eval_env, tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text('[[runs]]\nname = "x"\nretriever = "magic"\n')
     result = run_rag("eval", str(SEEDS_QA), "--config", str(tmp_path / "bad.toml"), env=eval_env)
     assert result.returncode == 2 and "retriever must be" in result.stderr
+
+
+def test_bad_datasets_and_compares_are_one_line_before_any_work(eval_env, tmp_path: Path) -> None:
+    missing = run_rag("eval", str(tmp_path / "nope.jsonl"), env={**eval_env, "RAG_TOP_K": "0"})
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "nope.jsonl" in missing.stderr
+    for name, dataset in (("a", "one/questions.jsonl"), ("b", "two/questions.jsonl")):
+        (tmp_path / name).mkdir()
+        run = {"name": "r", "dataset": str(tmp_path / dataset), "metrics": {"mrr": 1.0}}
+        (tmp_path / name / "report.json").write_text(json.dumps({"runs": [run]}))
+    apart = run_rag("eval", "--compare", str(tmp_path / "a"), str(tmp_path / "b"), env=eval_env)
+    assert apart.returncode == 2 and "nothing to compare" in apart.stderr  # not "no regressions"
 
 
 @pytest.mark.llm

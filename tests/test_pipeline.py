@@ -64,6 +64,35 @@ def test_the_stream_reports_the_same_events_and_ends_in_the_answer(scripted) -> 
     assert again.contract() | {"timings_ms": {}} == answer.contract() | {"timings_ms": {}}
 
 
+def test_a_stream_left_early_stops_its_request_at_the_next_event() -> None:
+    import threading
+
+    from rag.answer.events import Cancelled, streamed
+
+    ended: list[str] = []
+    second = threading.Event()
+
+    def run(on_event):  # type: ignore[no-untyped-def]
+        try:
+            on_event(Token("first"))
+            second.wait(5)
+            on_event(Token("second"))
+            ended.append("finished")
+        except Cancelled:
+            ended.append("cancelled")
+            raise
+
+    stream = streamed(run)
+    assert next(stream) == Token("first")
+    stream.close()  # the consumer stops listening (a client that hung up)
+    second.set()
+    for _ in range(100):
+        if ended:
+            break
+        threading.Event().wait(0.05)
+    assert ended == ["cancelled"]
+
+
 def test_the_stream_raises_what_the_request_raises(scripted) -> None:
     engine, _ = scripted("unused")
     stream = engine.stream("   ", "local")
@@ -198,3 +227,52 @@ def test_a_failing_llm_judge_falls_back_to_the_model_with_a_note(seeds_settings,
         answer = Engine(settings, llm=llm, embedder=engine.library.embedder).ask(SAM_QUESTION, "local")
         assert answer.note and "LLM judge failed" in answer.note and "entailment model" in answer.note
         assert answer.answer == f"{SAM_FINDING} [1]." and answer.verifier.kept == 1  # checked by the model
+
+
+PARAPHRASE = "Training with SAM by itself makes models more robust to adversarial attacks"
+OVERCLAIM = "SAM is the first method that makes every classifier robust to all adversarial attacks"
+
+
+def test_an_unconfirmed_sentence_is_shown_unverified_only_when_asked(scripted, seeds_settings, engine) -> None:
+    reply = f"{SAM_FINDING} [1]. SAM alone improves adversarial robustness on every dataset ever studied [1]."
+    default, _ = scripted(reply)
+    assert default.ask(SAM_QUESTION, "local").answer == f"{SAM_FINDING} [1]."  # dropped by default
+    settings = seeds_settings.model_copy(update={"unverified": "show"})
+    shown = Engine(settings, llm=ScriptedLLM(reply), embedder=engine.library.embedder)
+    events: list[Event] = []
+    answer = shown.ask(SAM_QUESTION, "local", on_event=events.append)
+    data = answer.contract()
+    unverified = "SAM alone improves adversarial robustness on every dataset ever studied."
+    assert data["answer"] == f"{SAM_FINDING} [1]. {unverified}"  # no marker: it cites nothing
+    assert [(s["verified"], s["citations"]) for s in data["sentences"]] == [(True, [1]), (False, [])]
+    assert "every" in data["sentences"][1]["reason"]  # what the exact checks found
+    assert (data["verifier"]["unverified"], data["verifier"]["dropped"]) == (1, 0)
+    assert [(e.text, e.verified) for e in events if isinstance(e, Sentence)] == [
+        (f"{SAM_FINDING} [1].", True), (unverified, False)]  # fmt: skip
+    assert answer.unverified_sentences == {unverified}
+
+
+def test_api_answers_quote_their_source_and_the_users_model_judges_them(scripted, seeds_settings, engine) -> None:
+    """RAG_VERIFIER=auto with an API backend: the answer prompt asks for each sentence's words of the source, and the
+    API model judges the whole answer against them. The judge's decisions are a reply recorded as a capable model
+    (GPT-4o class) gives them: this machine has no such model."""
+    answer_text = (
+        f'{PARAPHRASE} [1] | "we find that using SAM alone can improve adversarial robustness"\n'
+        f'{OVERCLAIM} [1] | "SAM can improve adversarial robustness notably"\n'
+        'SAM improves adversarial robustness by 37% [1] | "SAM can improve adversarial robustness notably"\n'
+    )
+    recorded = judge_reply(
+        ("supported", 1, "we find that using SAM alone can improve adversarial robustness"),
+        ("not_enough_info", None, ""),
+        ("supported", 1, "SAM can improve adversarial robustness notably"),  # a judge's slip: no such number
+    )
+    judged, llm = scripted(answer_text, recorded)
+    data = judged.ask(SAM_QUESTION, "openai-compatible").contract()
+    assert "character for character" in llm.calls[0][0]["content"]  # the quoting prompt
+    judge_prompt = llm.calls[1][0]["content"]
+    assert 'said to rest on [1]: "we find that using SAM alone can improve adversarial robustness"' in judge_prompt
+    assert data["answer"] == f"{PARAPHRASE} [1]."
+    assert data["citations"][0]["quote"] == "we find that using SAM alone can improve adversarial robustness"
+    assert data["verifier"]["dropped"] == 2  # the overclaim (judge) and the number (the exact checks overrule it)
+    local, _ = scripted(f"{SAM_FINDING} [1].")
+    assert local.ask(SAM_QUESTION, "local").verifier.kept == 1 and len(_.calls) == 1  # local: the bundled judge

@@ -236,6 +236,35 @@ def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_se
         app.close()
 
 
+def test_an_unverified_sentence_looks_different_and_cites_nothing(browser, seeds_settings, engine) -> None:
+    """RAG_UNVERIFIED=show, in a real browser: the sentence no abstract confirms is set apart and links nowhere."""
+    from scripted import ScriptedLLM
+
+    from rag.engine import Engine
+    from ui.app import build_app
+
+    unverified = "SAM alone improves adversarial robustness on every dataset ever studied"
+    llm = ScriptedLLM(f"We find that using SAM alone can improve adversarial robustness [1]. {unverified} [1].")
+    showing = seeds_settings.model_copy(update={"unverified": "show"})
+    app = build_app(Engine(showing, llm=llm, embedder=engine.library.embedder))
+    port = free_port()
+    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    page = open_page(browser, None)
+    try:
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.wait_for_selector("#corpus-line")
+        ask(page, "Can sharpness-aware minimization alone improve adversarial robustness?", 1)
+        marked = page.locator(".unverified").last
+        assert unverified in marked.inner_text() and "not verified" in marked.inner_text()
+        assert marked.locator("a.cite").count() == 0 and "italic" in marked.evaluate(
+            "e => getComputedStyle(e).fontStyle"
+        )
+        assert "1 sentence(s) shown unverified" in page.inner_text("#verifier-note")
+    finally:
+        page.context.close()
+        app.close()
+
+
 def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_server) -> None:
     page = open_page(browser, ui_server.log)
     requested: list[str] = []
@@ -361,3 +390,20 @@ def test_allowed_hosts() -> None:
     assert Allowed.of("0.0.0.0", "").host("my-workstation")
     assert not Allowed.of("0.0.0.0", "papers.lab.org").host("evil.example.com")
     assert Allowed.of("127.0.0.1", "*").host("anything")
+
+
+def test_the_export_marks_unverified_sentences() -> None:
+    from ui.render import answer_html, markdown_export
+
+    turn = {
+        "question": "q",
+        "answer": "A backed claim [1]. A claim no abstract confirms.",
+        "citations": [{"n": 1, "doc_id": "d#1", "venue": "ICML", "year": 2024, "quote": "backed"}],
+        "sentences": [
+            {"text": "A backed claim [1].", "verified": True},
+            {"text": "A claim no abstract confirms.", "verified": False},
+        ],
+    }
+    assert "A claim no abstract confirms. *(not verified)*" in markdown_export([turn])
+    html = answer_html(turn["answer"], "", {"A claim no abstract confirms."})
+    assert html.count('class="unverified"') == 1 and html.count('class="cite"') == 1

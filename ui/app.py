@@ -38,6 +38,8 @@ document.addEventListener('click', (event) => {
 </script>"""
 CSS = """
 .draft { opacity: 0.5; }
+.unverified { color: #6b7280; font-style: italic; text-decoration: underline dotted; }
+.unverified-tag { margin-left: 0.25em; font-style: normal; font-size: 0.7em; color: #b45309; }
 .source { margin: 0.4em 0; }
 .source summary { cursor: pointer; }
 .note { color: #b45309; }
@@ -57,6 +59,7 @@ def shown(events: Iterator[Event | Answer]) -> Iterator[str | Answer | Failure]:
     """An answer's stream as the page shows it: after each event, the html of the verified sentences so far and the
     dimmed draft of the next; then the Answer, or a Failure."""
     settled: list[str] = []
+    unverified: set[str] = set()
     draft = ""
     try:
         for item in events:
@@ -66,10 +69,12 @@ def shown(events: Iterator[Event | Answer]) -> Iterator[str | Answer | Failure]:
                     return
                 case Token(text):
                     draft += text
-                case Sentence(text):
+                case Sentence(text, verified):
                     settled.append(text)
+                    if not verified:
+                        unverified.add(text)
                     draft = ""
-            yield draft_html(settled, draft)
+            yield draft_html(settled, draft, unverified)
     except BadInput as exc:
         yield Failure(str(exc))
     except Exception as exc:  # shown as a short message; the details go to the log
@@ -133,7 +138,7 @@ class Handlers:
                     record = turn_record(item)
                     turns = [*state["turns"], record]
                     prefix = f"t{len(turns)}-"
-                    history[-1]["content"] = answer_html(item.answer, prefix)
+                    history[-1]["content"] = answer_html(item.answer, prefix, item.unverified_sentences)
                     new_state = {"history": session.history, "turns": turns}
                     yield history, sources_html(record, prefix), verifier_note(item), new_state, ""
                 case str(html):
@@ -148,7 +153,11 @@ class Handlers:
                     raise gr.Error(message)
                 case Answer():
                     record = turn_record(item)
-                    yield answer_html(item.answer, "s-"), sources_html(record, "s-"), verifier_note(item)
+                    yield (
+                        answer_html(item.answer, "s-", item.unverified_sentences),
+                        sources_html(record, "s-"),
+                        verifier_note(item),
+                    )
                 case str(html):
                     yield html, gr.update(), ""
 

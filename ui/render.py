@@ -12,21 +12,50 @@ from typing import Any
 from rag.records import Answer
 from rag.text import MARKER, replace_markers, web_url, where
 
+UNVERIFIED_TITLE = "Not verified: no abstract could be confirmed to support this sentence, so it cites none"
 
-def answer_html(text: str, prefix: str = "") -> str:
-    """Escaped answer text whose [n] markers link to the sources panel (prefix keeps turns apart)."""
+
+def answer_html(text: str, prefix: str = "", unverified: frozenset[str] | set[str] = frozenset()) -> str:
+    """Escaped answer text whose [n] markers link to the sources panel (prefix keeps turns apart). Sentences in
+    `unverified` (RAG_UNVERIFIED=show) are set apart: greyed, italic, marked "not verified", and link nowhere."""
     pieces, last = [], 0
-    for marker in MARKER.finditer(text):
-        pieces.append(markdown_text(text[last : marker.start()]))
-        pieces.append(replace_markers(marker.group(0), lambda n: f'<a class="cite" href="#src-{prefix}{n}">[{n}]</a>'))
-        last = marker.end()
-    pieces.append(markdown_text(text[last:]))
+    for start, end, shown_unverified in segments(text, unverified):
+        piece = text[start:end]
+        if shown_unverified:
+            pieces.append(
+                f'<span class="unverified" title="{UNVERIFIED_TITLE}">{markdown_text(piece)}'
+                '<sup class="unverified-tag">not verified</sup></span>'
+            )
+            continue
+        last = 0
+        for marker in MARKER.finditer(piece):
+            pieces.append(markdown_text(piece[last : marker.start()]))
+            pieces.append(
+                replace_markers(marker.group(0), lambda n: f'<a class="cite" href="#src-{prefix}{n}">[{n}]</a>')
+            )
+            last = marker.end()
+        pieces.append(markdown_text(piece[last:]))
     return "".join(pieces).replace("\n\n", "<br><br>")
 
 
-def draft_html(settled: list[str], draft: str) -> str:
-    """What is shown while an answer streams: verified sentences, then the raw draft of the next one, dimmed."""
-    done = answer_html(" ".join(settled))
+def segments(text: str, unverified: frozenset[str] | set[str]) -> list[tuple[int, int, bool]]:
+    """(start, end, unverified) spans covering the text: each unverified sentence's span, and what lies between."""
+    found = sorted(
+        (start, start + len(sentence))
+        for sentence in {u.strip() for u in unverified if u.strip()}
+        if (start := text.find(sentence)) >= 0
+    )
+    spans, at = [], 0
+    for start, end in found:
+        if start >= at:
+            spans += [(at, start, False), (start, end, True)]
+            at = end
+    return [span for span in [*spans, (at, len(text), False)] if span[1] > span[0]]
+
+
+def draft_html(settled: list[str], draft: str, unverified: frozenset[str] | set[str] = frozenset()) -> str:
+    """What is shown while an answer streams: settled sentences, then the raw draft of the next one, dimmed."""
+    done = answer_html(" ".join(settled), unverified=unverified)
     tail = f' <span class="draft">{markdown_text(draft[-300:])}</span>' if draft else ""
     return (done + tail) or '<span class="draft">…</span>'
 
@@ -66,6 +95,8 @@ def verifier_note(answer: Answer) -> str:
     if report.dropped > len(contradicted):
         parts.append(f"{report.dropped - len(contradicted)} unsupported sentence(s) removed")
     parts += [f"removed “{markdown_text(d.text)}”, {d.reason} (“{markdown_text(d.quote or '')}”)" for d in contradicted]
+    if report.unverified:
+        parts.append(f"{report.unverified} sentence(s) shown unverified: no abstract was confirmed to support them")
     if report.reattributed:
         parts.append(f"{report.reattributed} sentence(s) re-attributed to the abstract that supports them")
     if report.fallback:
@@ -92,5 +123,8 @@ def markdown_export(turns: list[dict]) -> str:
                 references.append(f'{numbers[c["doc_id"]]}. {place} {c["doc_id"]}: "{c["quote"]}"')
             local[c["n"]] = numbers[c["doc_id"]]
         answer = replace_markers(turn["answer"], lambda n, local=local: f"[{local.get(n, n)}]")
+        for sentence in turn.get("sentences", []):
+            if not sentence["verified"]:
+                answer = answer.replace(sentence["text"].strip(), f"{sentence['text'].strip()} *(not verified)*", 1)
         lines += [f"**Q:** {turn['question']}", "", f"**A:** {answer}", ""]
     return "\n".join([*lines, "## References", "", *references, ""])

@@ -1,5 +1,5 @@
-"""A multi-turn conversation over the engine. A follow-up that needs the conversation ("which tasks did they test
-it on?") is first condensed into a standalone question for retrieval; a question that stands alone is not."""
+"""A multi-turn conversation over the answer pipeline. A follow-up that needs the conversation ("which tasks did
+they test it on?") is first condensed into a standalone question for retrieval; a question that stands alone is not."""
 
 from __future__ import annotations
 

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     import numpy as np
 
+    from rag.settings import Settings
+
 LABELS = ("supported", "contradicted", "not_enough_info")
 Label = Literal["supported", "contradicted", "not_enough_info"]
 MODEL_DIR = Path(__file__).resolve().parents[1] / "models" / "verifier"
@@ -41,6 +43,7 @@ class Judgement:
     score: float  # the probability of the label (for not_enough_info: 1 - the best support or contradiction)
     quote: str  # the deciding abstract sentence(s), verbatim
     sentences: tuple[int, ...]  # their indices in the abstract
+    reason: str = ""  # why it is not supported, when an exact check decided (rag/answer/checks.py)
 
 
 class EntailmentModel:
@@ -48,14 +51,23 @@ class EntailmentModel:
     CPU that is the fastest (no padding, the working memory stays in cache: 98-118 pairs/s against 60 at 32 per
     run) and keeps ONNX Runtime's memory small (~330 MiB less than at 32)."""
 
-    def __init__(self, path: Path | None = None, batch_size: int = 1) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        batch_size: int = 1,
+        model_dir: Path | None = None,
+        columns: tuple[str, ...] = LABELS,
+    ) -> None:
+        """`path`: the ONNX file (the shipped one by default); `model_dir`: the folder of its tokenizer (the bundled
+        MiniLM's by default); `columns`: the verifier's label of each of its outputs (RAG_VERIFIER_MODEL)."""
         from rag.onnx import bundled_model_dir, cpu_session, load_tokenizer
 
         self.session = cpu_session(path or model_path(), len(os.sched_getaffinity(0)))
         self.input_names = [i.name for i in self.session.get_inputs()]
-        self.tokenizer = load_tokenizer(bundled_model_dir(), MAX_LENGTH)
+        self.tokenizer = load_tokenizer(model_dir or bundled_model_dir(), MAX_LENGTH)
         self.tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
         self.batch_size = batch_size
+        self.columns = [columns.index(label) if label in columns else None for label in LABELS]
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         import numpy as np
@@ -75,7 +87,29 @@ class EntailmentModel:
         feeds = encoder_feeds(self.tokenizer, pairs)
         logits = self.session.run(None, {name: feeds[name] for name in self.input_names})[0]
         exp = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return exp / exp.sum(axis=1, keepdims=True)
+        probs = exp / exp.sum(axis=1, keepdims=True)
+        zero = np.zeros(len(probs), dtype=probs.dtype)
+        return np.stack([probs[:, c] if c is not None else zero for c in self.columns], axis=1)  # LABELS order
+
+
+def entailment_model(settings: Settings) -> EntailmentModel:
+    """The judge's cross-encoder: the shipped one, or the NLI model of the folder RAG_VERIFIER_MODEL names (made
+    ready once and recorded beside the index; BadInput when the folder is not such a model)."""
+    if settings.verifier_model is None:
+        return EntailmentModel()
+    from rag.answer.nli import AGREEMENT_PAIRS, inspect, prepared, record_use
+
+    judge = inspect(settings.verifier_model)
+
+    def agreement(fp32: Path, int8: Path) -> float:
+        pairs = list(AGREEMENT_PAIRS)
+        decide = [EntailmentModel(m, model_dir=judge.path, columns=judge.columns).probabilities(pairs).argmax(axis=1)
+                  for m in (fp32, int8)]  # fmt: skip
+        return float((decide[0] == decide[1]).mean())
+
+    path, precision = prepared(judge, settings.model_cache_dir, agreement)
+    record_use(judge, precision, settings.data_dir)
+    return EntailmentModel(path, model_dir=judge.path, columns=judge.columns)
 
 
 def model_path(folder: Path = MODEL_DIR) -> Path:

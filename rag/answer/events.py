@@ -24,8 +24,13 @@ class Token(TextEvent):
     """A raw token of the LLM's draft (not verified: shown dimmed, if at all)."""
 
 
+@dataclass(frozen=True)
 class Sentence(TextEvent):
-    """A settled sentence: verified, with its final citation numbers (or the refusal)."""
+    """A settled sentence: verified, with its final citation numbers (or the refusal); or, with
+    RAG_UNVERIFIED=show, a sentence no abstract could be confirmed to support (`verified` false, with the reason)."""
+
+    verified: bool = True
+    reason: str | None = None
 
 
 class Note(TextEvent):
@@ -41,22 +46,38 @@ class _Failed:
     error: BaseException
 
 
+class Cancelled(Exception):
+    """Raised inside a request whose consumer stopped listening, so that it stops at its next event."""
+
+
 def streamed(run: Callable[[OnEvent], Answer]) -> Iterator[Event | Answer]:
     """The events of `run(on_event)` as they are reported, then its Answer. `run` works in a thread of its own, so
-    the consumer can show each event while the next is computed; an exception it raises is raised here."""
+    the consumer can show each event while the next is computed; an exception it raises is raised here. A consumer
+    that stops early (a client that hung up) stops the request at its next event."""
     items: queue.Queue[Event | Answer | _Failed] = queue.Queue()
+    stopped = threading.Event()
+
+    def report(event: Event) -> None:
+        if stopped.is_set():
+            raise Cancelled
+        items.put(event)
 
     def work() -> None:
         try:
-            items.put(run(items.put))
+            items.put(run(report))
+        except Cancelled:
+            pass
         except BaseException as exc:  # handed to the consumer, which decides what the user sees
             items.put(_Failed(exc))
 
     threading.Thread(target=work, daemon=True).start()
-    while True:
-        item = items.get()
-        if isinstance(item, _Failed):
-            raise item.error
-        yield item
-        if isinstance(item, Answer):
-            return
+    try:
+        while True:
+            item = items.get()
+            if isinstance(item, _Failed):
+                raise item.error
+            yield item
+            if isinstance(item, Answer):
+                return
+    finally:
+        stopped.set()

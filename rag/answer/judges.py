@@ -8,9 +8,9 @@ content-word coverage); `LLMJudge` (RAG_VERIFIER=llm) asks an API model about a 
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Protocol
 
+from rag.answer.checks import lexical_gaps
 from rag.answer.entailment import Judgement, Label, decide, read_evidence
 from rag.answer.injection import without_instructions
 from rag.answer.sources import Source
@@ -21,18 +21,6 @@ if TYPE_CHECKING:
 
     from rag.answer.entailment import EntailmentModel
     from rag.answer.llm import LLM
-
-NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-NAMED = re.compile(r"\b[\w-]*(?:[A-Z][\w-]*[A-Z0-9]|\d)[\w-]*\b")
-NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
-
-
-def lexical_gaps(claim: str, abstract: str) -> list[str]:
-    """Numbers and named terms of the claim that the abstract does not contain."""
-    haystack = abstract.lower()
-    numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS}
-    names = {t for t in NAMED.findall(claim) if not t.isdigit()}
-    return sorted(t for t in numbers | names if t.lower() not in haystack)
 
 
 class Judge(Protocol):
@@ -65,8 +53,8 @@ class LexicalJudge:
 
 
 class ModelJudge:
-    """The entailment cross-encoder (RAG_VERIFIER=model, the default). A number or named term the abstract does not
-    contain still rules out support, whatever the model says."""
+    """The entailment cross-encoder (RAG_VERIFIER=model). The verifier runs the exact checks (rag/answer/checks.py)
+    first: a number or named term the abstract does not contain rules out support before the model reads it."""
 
     def __init__(self, model: EntailmentModel, support: float, contradict: float | None) -> None:
         self.model = model
@@ -77,10 +65,7 @@ class ModelJudge:
         assert source.vectors is not None
         similarities = source.vectors @ claim_vector
         evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities, self.support)
-        verdict = decide(evidence, self.support, self.contradict)
-        if verdict.label == "supported" and lexical_gaps(claim, source.checkable):
-            return Judgement("not_enough_info", 1 - verdict.score, verdict.quote, verdict.sentences)
-        return verdict
+        return decide(evidence, self.support, self.contradict)
 
 
 class JudgeError(RuntimeError):
@@ -96,12 +81,20 @@ class LLMJudge:
         self.max_tokens = max_tokens
         self.source_chars = source_chars
 
-    def verdicts(self, claims: list[str], sources: list[Source]) -> list[tuple[Label, int | None, str]]:
-        """(verdict, deciding source number, quote) for each claim; JudgeError when the reply is unusable."""
+    def verdicts(
+        self, claims: list[str], sources: list[Source], quotes: list[tuple[int, str] | None] | None = None
+    ) -> list[tuple[Label, int | None, str]]:
+        """(verdict, deciding source number, quote) for each claim; JudgeError when the reply is unusable.
+        `quotes`: per claim, (source number, its verbatim words) that the answer said support it, shown to the
+        judge beside the claim."""
         from rag.prompts import load_prompt
 
         block = "\n\n".join(f"[{s.n}] {without_instructions(s.abstract)[: self.source_chars]}" for s in sources)
-        listed = "\n".join(f"{i}. {claim}" for i, claim in enumerate(claims, start=1))
+        quotes = quotes or [None] * len(claims)
+        listed = "\n".join(
+            f"{i}. {claim}" + (f'\n   (said to rest on [{q[0]}]: "{q[1]}")' if q else "")
+            for i, (claim, q) in enumerate(zip(claims, quotes, strict=True), start=1)
+        )
         prompt = load_prompt("judge").format(sources=block, sentences=listed)
         reply = self.llm.complete([{"role": "user", "content": prompt}], self.max_tokens, json=True)
         return parse_verdicts(reply, len(claims), {s.n for s in sources})

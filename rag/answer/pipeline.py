@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -30,10 +30,10 @@ from rag.answer.sources import Source
 from rag.answer.verifier import Verdict, Verifier, record
 from rag.errors import BadInput
 from rag.prompts import load_prompt
-from rag.records import Answer, Citation, Query, SearchResult, VerifierReport
-from rag.sentences import sentences_as_they_complete, split_sentences, whole_sentences
-from rag.settings import Backend, Settings
-from rag.text import check_question, where
+from rag.records import Answer, AnswerSentence, Citation, Query, SearchResult, VerifierReport
+from rag.sentences import lines_as_they_complete, sentences_as_they_complete, split_sentences, whole_sentences
+from rag.settings import Backend, Settings, VerifierKind
+from rag.text import check_question, split_quote, where
 
 if TYPE_CHECKING:
     from rag.answer.relevance import QuestionTerms, Reader
@@ -110,11 +110,19 @@ PROMPT_FILES: dict[Task, tuple[str, str]] = {
     "answer": ("answer_system", "answer_user"),
     "summary": ("summary_system", "summary_user"),
 }
+QUOTED_SYSTEM = "answer_system_quoted"  # API models write each sentence with the source's words that support it
+API_BACKENDS: tuple[Backend, ...] = ("openai", "openai-compatible")
 TOKEN_MARGIN = 32  # tokens kept free in the context window for the chat template
 
 
+def quoting(request: Request) -> bool:
+    """Whether the answer is written with quotes: an answer (not a summary) by an API model."""
+    return request.task == "answer" and request.backend in API_BACKENDS
+
+
 def prompt_messages(llm: LLM, request: Request, sources: list[Source], settings: Settings) -> list[dict[str, str]]:
-    system, user = (load_prompt(name) for name in PROMPT_FILES[request.task])
+    system_file, user_file = PROMPT_FILES[request.task]
+    system, user = load_prompt(QUOTED_SYSTEM if quoting(request) else system_file), load_prompt(user_file)
     budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
     block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars)
     return [
@@ -183,13 +191,24 @@ OFF_TOPIC = "does not address the question"
 
 
 class Composer:
-    """Settles answer sentences one by one: verify, render with final citation numbers, report, emit."""
+    """Settles answer sentences one by one: verify, render with final citation numbers, report, emit. With
+    `show_unverified`, a sentence no abstract could be confirmed to support is shown without citations, marked
+    as not verified, rather than dropped (a contradicted one is always dropped)."""
 
-    def __init__(self, citations: Citations, emit: OnEvent) -> None:
+    def __init__(self, citations: Citations, emit: OnEvent, show_unverified: bool = False) -> None:
         self.citations = citations
         self.emit = emit
-        self.rendered: list[str] = []
+        self.show_unverified = show_unverified
+        self.sentences: list[AnswerSentence] = []
         self.report = VerifierReport()
+
+    @property
+    def rendered(self) -> list[str]:
+        return [s.text for s in self.sentences]
+
+    @property
+    def verified(self) -> int:
+        return sum(s.verified for s in self.sentences)
 
     def settle(
         self, sentence: str, verifier: Verifier, sources: list[Source], topic: TopicFilter | None = None
@@ -200,21 +219,33 @@ class Composer:
     def accept(self, heading: str, verdict: Verdict, topic: TopicFilter | None = None) -> None:
         """Count the verdict; a surviving sentence (that addresses the question, when `topic` checks that) is
         rendered with its final citation numbers and emitted."""
-        if verdict.status != "dropped" and topic is not None and not topic.addresses(verdict.text):
+        shown = verdict.status != "dropped" or (verdict.kind == "unsupported" and self.show_unverified)
+        if shown and topic is not None and not topic.addresses(verdict.text):
             verdict = Verdict.dropped(verdict.text, "off_topic", OFF_TOPIC)
-        record(self.report, verdict)
-        if verdict.status == "dropped":
+        if verdict.status == "dropped" and verdict.kind == "unsupported" and self.show_unverified:
+            self.report.unverified += 1
+            self.add(heading, AnswerSentence(verdict.text.rstrip(), False, [], verdict.detail or verdict.reason))
             return
-        self.rendered.append(("\n\n" if heading and self.rendered else "") + heading + self.citations.render(verdict))
-        self.emit(Sentence(self.rendered[-1]))
+        record(self.report, verdict)
+        if verdict.status != "dropped":
+            text = self.citations.render(verdict)
+            self.add(heading, AnswerSentence(text, True, [self.citations.numbers[n] for n in verdict.sources]))
+
+    def add(self, heading: str, sentence: AnswerSentence) -> None:
+        sentence.text = ("\n\n" if heading and self.sentences else "") + heading + sentence.text
+        self.sentences.append(sentence)
+        self.emit(Sentence(sentence.text, sentence.verified, sentence.reason))
 
     def text(self) -> str:
-        return " ".join(self.rendered).replace(" \n\n", "\n\n") if self.rendered else REFUSAL
+        return " ".join(self.rendered).replace(" \n\n", "\n\n") if self.sentences else REFUSAL
 
 
 # ----- fall back: verbatim sentences when nothing generated survives (or there is no LLM) ------------------------
 UNVERIFIED_NOTE = (
     "No sentence of the generated answer could be verified against the abstracts; this answer is extractive."
+)
+UNVERIFIED_SHOWN_NOTE = (
+    "No sentence of the generated answer could be verified against the abstracts; verbatim sentences follow it."
 )
 
 
@@ -233,14 +264,25 @@ def missing_contributions(composer: Composer, sources: list[Source], topic: Ques
     return text
 
 
+def judge_kind(setting: VerifierKind, backend: Backend) -> VerifierKind:
+    """The judge of an answer: RAG_VERIFIER, where auto is the LLM judge for an answer an API model writes (the
+    user's capable model checks it) and the entailment model otherwise."""
+    if setting != "auto":
+        return setting
+    return "llm" if backend in API_BACKENDS else "model"
+
+
 def make_judge(settings: Settings) -> Judge:
-    """The judge RAG_VERIFIER names (the entailment model is loaded here, once per process)."""
+    """The judge of sentences one by one (the entailment model is loaded here, once per process); the LLM judge
+    checks whole answers and falls back to this one."""
     if settings.verifier == "lexical":
         return LexicalJudge(settings.support_threshold, settings.support_coverage)
-    from rag.answer.entailment import CONTRADICTION_OPERATING_POINT, EntailmentModel
+    from rag.answer.entailment import CONTRADICTION_OPERATING_POINT, entailment_model
 
     contradict = settings.entailment_contradict
-    return ModelJudge(EntailmentModel(), settings.entailment_support, contradict or CONTRADICTION_OPERATING_POINT)
+    return ModelJudge(
+        entailment_model(settings), settings.entailment_support, contradict or CONTRADICTION_OPERATING_POINT
+    )
 
 
 # ----- the pipeline ----------------------------------------------------------------------------------------------
@@ -284,7 +326,7 @@ class Pipeline:
             emit(Sentence(REFUSAL))
             return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done())
         asked = Question(question, self.library.query_vector(question), terms, self.reader_for(question))
-        composer = Composer(Citations(sources), emit)
+        composer = Composer(Citations(sources), emit, self.settings.unverified == "show")
         note = None
         llm = self.llms.get(request.backend)
         if llm is not None:
@@ -296,17 +338,18 @@ class Pipeline:
         if request.task == "summary" and composer.rendered:
             with clock.stage("fallback"):
                 self.settle_all(missing_contributions(composer, sources, asked), sources, composer, clock)
-        if not composer.rendered:
+        if not composer.verified:
             with clock.stage("fallback"):
                 if llm is not None:
                     composer.report.fallback = "extractive"
-                    note = note or UNVERIFIED_NOTE
+                    note = note or (UNVERIFIED_SHOWN_NOTE if composer.sentences else UNVERIFIED_NOTE)
                     emit(Note(note))
                 self.fall_back(request.task, sources, asked, composer, clock)
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
-                      clock.done(), composer.report, note, abstracts=abstracts)  # fmt: skip
+                      clock.done(), composer.report, note, abstracts=abstracts,
+                      sentences=composer.sentences)  # fmt: skip
 
     @property
     def refusal_threshold(self) -> float:
@@ -358,47 +401,71 @@ class Pipeline:
         self, llm: LLM, request: Request, sources: list[Source], asked: Question, composer: Composer, clock: Timer
     ) -> str | None:
         """Stream the LLM's answer and settle each sentence as it completes (an answer keeps only the sentences
-        that address the question); a note when the LLM failed."""
+        that address the question); a note when the LLM failed. With the LLM judge, the whole answer is checked
+        in one call once it is written."""
         choices = self.choices(request, sources, asked)
         written = request.task == "answer" and choices is None  # picked sentences were chosen for their relevance
         topic = TopicFilter(asked, sources, self.library.embedder.embed) if written else None
+        by_llm = judge_kind(self.settings.verifier, request.backend) == "llm"
 
         def on_token(token: str) -> None:
             clock.first("first_token")
             composer.emit(Token(token))
 
-        judged_later: list[str] = []  # RAG_VERIFIER=llm: the whole answer goes to the judge in one call
+        judged_later: list[tuple[str, str | None]] = []  # the LLM judge: the whole answer in one call
         try:
             with clock.stage("generate"):
                 messages = prompt_messages(llm, request, sources, self.settings)
             tokens = timed(llm.stream(messages, self.settings.llm_max_tokens, choices), clock, "generate")
-            for sentence in sentences_as_they_complete(tokens, on_token):
-                if self.settings.verifier == "llm":
-                    judged_later.append(sentence)
+            for sentence, quote in self.written(tokens, on_token, quoting(request)):
+                if by_llm:
+                    judged_later.append((sentence, quote))
                     continue
                 with clock.stage("verify"):
-                    composer.settle(sentence, self.verifier, sources, topic)
+                    heading, body = split_heading(sentence)
+                    composer.accept(heading, self.verifier.check(body, sources, quote), topic)
         except LLMError as exc:
-            done = "the answer may be incomplete" if composer.rendered or judged_later else "this answer is extractive"
+            done = "the answer may be incomplete" if composer.verified or judged_later else "this answer is extractive"
             return f"The {request.backend} backend failed ({exc}); {done}."
         if judged_later:
             with clock.stage("verify"):
                 return self.judge_with_llm(judged_later, sources, composer, topic)
         return None
 
+    @staticmethod
+    def written(
+        tokens: Iterable[str], on_token: Callable[[str], None], quoted: bool
+    ) -> Iterator[tuple[str, str | None]]:
+        """The answer's sentences as they complete, each with the words of its source it quotes (quoted answers:
+        one sentence per line, 'sentence [n] | "words"'; a line without them may hold several sentences)."""
+        if not quoted:
+            yield from ((sentence, None) for sentence in sentences_as_they_complete(iter(tokens), on_token))
+            return
+        for line in lines_as_they_complete(iter(tokens), on_token):
+            sentence, quote = split_quote(line)
+            if quote is not None:
+                yield sentence, quote
+            else:
+                yield from ((part, None) for part in split_sentences(sentence))
+
     def judge_with_llm(
-        self, sentences: list[str], sources: list[Source], composer: Composer, topic: TopicFilter | None
+        self,
+        sentences: list[tuple[str, str | None]],
+        sources: list[Source],
+        composer: Composer,
+        topic: TopicFilter | None,
     ) -> str | None:
         """Check the whole answer with one call to the LLM judge; when the judge fails, with the model instead (and
         a note saying so)."""
-        headings, bodies = zip(*(split_heading(s) for s in sentences), strict=True)
+        headings, bodies = zip(*(split_heading(s) for s, _ in sentences), strict=True)
+        quotes = [quote for _, quote in sentences]
         note = None
         try:
             judge = LLMJudge(self.llms.judge(), self.settings.judge_max_tokens)
-            verdicts = self.verifier.check_all(list(bodies), sources, judge)
+            verdicts = self.verifier.check_all(list(bodies), sources, judge, quotes)
         except (JudgeError, LLMError) as exc:
             note = f"The LLM judge failed ({exc}); the answer was checked by the entailment model instead."
-            verdicts = [self.verifier.check(body, sources) for body in bodies]
+            verdicts = [self.verifier.check(body, sources, quote) for body, quote in zip(bodies, quotes, strict=True)]
         for heading, verdict in zip(headings, verdicts, strict=True):
             composer.accept(heading, verdict, topic)
         return note

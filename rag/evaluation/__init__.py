@@ -2,6 +2,15 @@
 
 from rag.evaluation.harness import RunConfig, load_config, load_dataset
 from rag.evaluation.reports import compare_folders, markdown
-from rag.evaluation.runner import evaluate
+from rag.evaluation.runner import check_gold_indexed, evaluate, load_datasets
 
-__all__ = ["RunConfig", "compare_folders", "evaluate", "load_config", "load_dataset", "markdown"]
+__all__ = [
+    "RunConfig",
+    "check_gold_indexed",
+    "compare_folders",
+    "evaluate",
+    "load_config",
+    "load_dataset",
+    "load_datasets",
+    "markdown",
+]

@@ -20,9 +20,9 @@ LATENCY_TOLERANCE = 1.10  # a p50 latency that grows by more than 10 % is a regr
 
 def dataset_label(dataset: str) -> str:
     """A dataset as reports name it: its folder and file (pubmedqa_tune/questions.jsonl), so that two datasets with
-    the same file name are told apart, and two reports of one dataset match whatever working folder made them."""
-    path = Path(dataset)
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    the same file name are told apart."""
+    path = Path(dataset).resolve()  # as given to `rag eval`, from the folder it ran in
+    return f"{path.parent.name}/{path.name}"
 
 
 def write_reports(out: Path, runs: list[dict[str, Any]]) -> None:

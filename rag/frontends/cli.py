@@ -331,6 +331,8 @@ def eval_command(
         from rag.evaluation import compare_folders
 
         lines, regressions = compare_folders(*compare)
+        if len(lines) <= 2:
+            raise BadInput("the two reports have no run on the same dataset in common: nothing to compare")
         print("\n".join(lines))
         print(f"\n{regressions} regression(s) flagged" if regressions else "\nno regressions")
         return
@@ -339,9 +341,12 @@ def eval_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     from rag.engine import Engine
-    from rag.evaluation import evaluate, load_config, markdown
+    from rag.evaluation import check_gold_indexed, evaluate, load_config, load_datasets, markdown
 
     runs = load_config(config)
+    loaded = load_datasets(datasets, limit)  # every bad input is reported before the progress bar starts
+    engine = Engine(load_settings(data_dir))
+    check_gold_indexed(engine.library, loaded)
     with Progress(
         "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=_stderr_console(), transient=True,
@@ -351,8 +356,7 @@ def eval_command(
             task = bar.add_task(label, total=total)
             return lambda n: bar.advance(task, n)
 
-        engine = Engine(load_settings(data_dir))
-        summaries = evaluate(engine, datasets, runs, out, retrieval_only, limit, track)
+        summaries = evaluate(engine, loaded, runs, out, retrieval_only, track)
     print(markdown(summaries).split("\n## ")[0])
     print(f"Reports in {out}/ (report.json, report.md, metrics_by_run.png, latency.png)")
 

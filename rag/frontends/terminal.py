@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from rag.engine import Engine
 
 
+UNVERIFIED_MARK = "[not verified]"  # after a sentence shown without citations (RAG_UNVERIFIED=show)
+
+
 def print_sources(answer: Answer, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     if answer.note:
@@ -40,11 +43,11 @@ def answer_to_terminal(events: Iterator[Event | Answer]) -> Answer:
                 tail = terminal_safe("".join(draft)[-70:].replace("\n", " "))
                 sys.stderr.write(f"\r\033[2K\033[2mdrafting… {tail}\033[0m")
                 sys.stderr.flush()
-            case Sentence(text):
+            case Sentence(text, verified):
                 if live:
                     sys.stderr.write("\r\033[2K")
                     draft.clear()
-                text = terminal_safe(text)
+                text = terminal_safe(text) + ("" if verified else f" {UNVERIFIED_MARK}")
                 sys.stdout.write(text.lstrip(" ") + ("" if text.endswith("\n") else " "))
                 sys.stdout.flush()
             case Answer() as answer:

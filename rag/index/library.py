@@ -101,6 +101,7 @@ class Library:
             "venues": manifest["venues"] if chunks else {},
             "years": manifest["years"] if chunks else {},
             "embedding_model": settings.embedding_model or "all-MiniLM-L6-v2 (bundled)",
+            "verifier_model": judge_model(settings),
         }
 
     # ----- writing -------------------------------------------------------------------------------------------
@@ -135,3 +136,14 @@ class Library:
     def _refresh(self) -> None:
         if self._retriever is not None:
             self._retriever.refresh()
+
+
+def judge_model(settings: Settings) -> dict | None:
+    """The judge model RAG_VERIFIER_MODEL names, as recorded beside the index when it was first used (its folder,
+    checksum, labels and precision); None for the shipped one."""
+    import json
+
+    record = settings.data_dir / "verifier.json"
+    if settings.verifier_model is None or not record.is_file():
+        return None
+    return json.loads(record.read_text())

@@ -16,24 +16,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
-import shutil
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rag.errors import BadInput
 from rag.index.embedder import AnyEmbedder, Embedder, Precision, RemoteEmbedder
-from rag.onnx import INPUTS, OFFLINE, bundled_model_dir, encoder_feeds, load_tokenizer
+from rag.onnx import (
+    INPUTS,
+    OFFLINE,
+    bundled_model_dir,
+    cpu_has_int8_dot,
+    encoder_feeds,
+    export_encoder,
+    in_child_process,
+    load_tokenizer,
+    quantize_int8,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from rag.settings import Settings
 
-# /proc/cpuinfo flags of instructions that multiply and add 8-bit integers, where int8 embeds faster than fp32
-INT8_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8", "avx2")
 AGREEMENT = 0.99  # mean cosine between int8 and fp32 vectors of AGREEMENT_SAMPLE below which int8 is not used
 AGREEMENT_SAMPLE = (
     "Sharpness-aware minimization perturbs the weights to find flat minima.",
@@ -49,15 +53,6 @@ AGREEMENT_SAMPLE = (
     "Ultrasound guidance reduced the number of attempts needed for internal jugular vein cannulation.",
     "Theoretical analysis shows convergence at a rate of O(1/sqrt(T)) for non-convex objectives.",
 )
-
-
-def cpu_has_int8_dot(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
-    """Whether this CPU multiplies and adds 8-bit integers in its vector units (where int8 inference pays)."""
-    try:
-        flags = set(cpuinfo.read_text().split())
-    except OSError:
-        return False
-    return any(flag in flags for flag in INT8_FLAGS)
 
 
 def choose_precision(setting: str, recorded: str | None) -> Precision:
@@ -126,16 +121,6 @@ def embedder_for(settings: Settings, recorded: str | None) -> AnyEmbedder:
     return embedder
 
 
-def in_child_process(function: Callable[..., None], *args: object) -> None:
-    """Run function(*args) in a fresh Python process and wait for it; its exceptions are raised here. What it
-    imports and allocates (torch and the model: about 1 GB, which glibc would otherwise keep) leaves with it."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pool.submit(function, *args).result()
-
-
 def prepare(model_dir: Path, onnx_path: Path, precision: Precision) -> None:
     """Export the model to ONNX if it is not yet, and quantise it to int8 (with its agreement record) for int8."""
     if not onnx_path.exists():
@@ -162,16 +147,7 @@ def quantise(model_dir: Path, fp32: Path) -> Path | None:
     int8, record = int8_files(fp32)
     if not int8_made(fp32):
         tmp = int8.with_name("model-int8.tmp.onnx")
-        root = logging.getLogger()
-        level, handlers = root.level, root.handlers[:]
-        root.setLevel(logging.ERROR)  # the quantiser logs advice that does not apply
-        try:
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-
-            quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
-        finally:  # and configures the root logger on import: undo it, or every library's debug lines would show
-            root.setLevel(level)
-            root.handlers[:] = handlers
+        quantize_int8(fp32, tmp)
         sample = list(AGREEMENT_SAMPLE)
         reference = Embedder(model_dir, fp32).embed(sample)
         cosine = float((Embedder(model_dir, tmp).embed(sample) * reference).sum(axis=1).mean())
@@ -211,30 +187,7 @@ def export_onnx(model_dir: Path, onnx_path: Path) -> None:
         ["An example sentence.", "A longer example sentence, with more tokens in it."],
     )
     sample = tuple(torch.from_numpy(example[name]) for name in INPUTS)
-    batch, seq = torch.export.Dim("batch"), torch.export.Dim("sequence")
-    axes = {name: {0: batch, 1: seq} for name in INPUTS}
-    tmp = onnx_path.with_name(onnx_path.name + ".tmp")
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():  # the exporter is chatty about things that do not apply here
-        warnings.simplefilter("ignore")
-        logging.getLogger("torch.onnx").setLevel(logging.ERROR)
-        _export(torch, TokenEmbeddings(model).eval(), sample, axes, tmp)
-    tmp.replace(onnx_path)
-    shutil.rmtree(tmp.parent / (tmp.name + ".data"), ignore_errors=True)
-
-
-def _export(torch, module, sample, axes, path: Path) -> None:  # type: ignore[no-untyped-def]
-    torch.onnx.export(
-        module,
-        sample,
-        str(path),
-        input_names=list(INPUTS),
-        output_names=["last_hidden_state"],
-        dynamic_shapes=axes,
-        dynamo=True,
-        external_data=False,
-        verbose=False,
-    )
+    export_encoder(TokenEmbeddings(model), sample, onnx_path, "last_hidden_state")
 
 
 if __name__ == "__main__":  # `python -m rag.index.models`: prepare (export) the configured model ahead of time

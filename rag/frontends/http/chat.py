@@ -13,10 +13,19 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from rag.answer import Sentence
+from rag.answer import Sentence, Token
 from rag.errors import BadInput
 from rag.frontends.http.admission import Admission, AdmittedStream, Place
-from rag.frontends.http.wire import ApiError, ChatRequest, annotations, backend_of, chunk, completion, conversation
+from rag.frontends.http.wire import (
+    ApiError,
+    ChatRequest,
+    annotations,
+    answer_extras,
+    backend_of,
+    chunk,
+    completion,
+    conversation,
+)
 from rag.records import Answer
 
 if TYPE_CHECKING:
@@ -64,7 +73,8 @@ async def streamed_answer(
         yield chunks({"role": "assistant", "content": ""})
         sent = ""
         try:
-            async for item in iterate_in_threadpool(session.stream(question)):
+            settled = (item for item in session.stream(question) if not isinstance(item, Token))  # tokens stay there
+            async for item in iterate_in_threadpool(settled):
                 if isinstance(item, Sentence):
                     piece = item.text if not sent or item.text.startswith("\n") else f" {item.text}"
                     sent += piece
@@ -83,4 +93,4 @@ def from_answer(answer: Answer, sent: str, chunks: Chunks) -> str:
     text = answer.answer
     rest = chunks({"content": text[len(sent) :]}) if text != sent and text.startswith(sent) else ""
     final = {"annotations": annotations(text, answer)}
-    return rest + chunks(final, "stop", citations=answer.contract()["citations"])
+    return rest + chunks(final, "stop", **answer_extras(answer))

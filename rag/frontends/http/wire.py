@@ -107,8 +107,15 @@ def completion(answer: Answer, model: str, ident: str, created: int) -> dict[str
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        "citations": answer.contract()["citations"],
+        **answer_extras(answer),
     }
+
+
+def answer_extras(answer: Answer) -> dict[str, Any]:
+    """The top-level fields beside OpenAI's: the citation records and the answer sentence by sentence, each
+    `verified` or not (RAG_UNVERIFIED=show; an unverified sentence has no marker, so no annotation)."""
+    contract = answer.contract()
+    return {"citations": contract["citations"], "sentences": contract["sentences"]}
 
 
 def chunk(ident: str, created: int, model: str, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
