@@ -143,3 +143,18 @@ def quantize_int8(fp32: Path, int8: Path) -> None:
     finally:  # and configures the root logger on import: undo it, or every library's debug lines would show
         root.setLevel(level)
         root.handlers[:] = handlers
+
+
+def classifier_logits(model):  # type: ignore[no-untyped-def]
+    """A sequence classifier as the module the exporter traces: INPUTS in, logits out (its weights named inner.*)."""
+    import torch
+
+    class Logits(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).logits
+
+    return Logits(model)

@@ -238,12 +238,28 @@ def test_llm_judge_against_a_real_server(engine: Engine, llama_server: str, seed
     )
     data = Engine(settings, embedder=engine.library.embedder).ask(SAM_QUESTION, "openai-compatible").contract()
     assert_contract(data)
-    assert data["note"] is None or "LLM judge failed" in data["note"]  # verdicts parsed, or the model took over
+    # verdicts parsed (all kept, or none and the answer is extractive), or the model took over
+    assert data["note"] is None or "LLM judge failed" in data["note"] or data["verifier"]["fallback"] == "extractive"
     # A judge reply cut short is malformed JSON: the entailment model takes over, and the note says so.
     short = Engine(settings.model_copy(update={"judge_max_tokens": 4}), embedder=engine.library.embedder)
     data = short.ask(SAM_QUESTION, "openai-compatible").contract()
     assert_contract(data)
     assert "LLM judge failed" in data["note"] and "not the expected JSON" in data["note"]
+
+
+@pytest.mark.slow
+def test_by_default_an_api_answer_is_judged_by_the_api_model(engine: Engine, llama_server: str, seeds_settings) -> None:
+    """RAG_VERIFIER=auto against the real llama.cpp server: the answer is written with the quoting prompt and
+    judged by the same server; a judge reply cut short hands the answer to the bundled judge, with a note."""
+    settings = seeds_settings.model_copy(update={"openai_base_url": llama_server, "openai_model": "smollm2"})
+    assert settings.verifier == "auto"
+    short = Engine(settings.model_copy(update={"judge_max_tokens": 4}), embedder=engine.library.embedder)
+    data = short.ask(SAM_QUESTION, "openai-compatible").contract()
+    assert_contract(data)
+    assert not data["refused"] and data["sentences"]
+    assert "LLM judge failed" in data["note"] and "entailment model" in data["note"]  # the API model was the judge
+    local = Engine(settings, embedder=engine.library.embedder).ask(SAM_QUESTION, "extractive").contract()
+    assert local["note"] is None  # no API model wrote it: the bundled judge, no judge call
 
 
 def test_llm_judge_needs_an_api_backend(cli_env, seeds_settings) -> None:

@@ -53,3 +53,14 @@ def test_a_quoted_answer_line_splits_into_sentence_and_words() -> None:
     line = 'Accuracy rises by 3.7% [2] | "improves top-1 accuracy on ImageNet by 3.7%"'
     assert split_quote(line) == ("Accuracy rises by 3.7% [2]", "improves top-1 accuracy on ImageNet by 3.7%")
     assert split_quote("A sentence without its words [1].") == ("A sentence without its words [1].", None)
+
+
+def test_a_negated_claim_is_read_against_the_sentence_it_restates() -> None:
+    """'without' elsewhere in the evidence does not make "cannot improve" a restatement of "can improve"."""
+    evidence = (
+        "We find that using SAM alone can improve adversarial robustness. "
+        "SAM improves robustness without sacrificing any clean accuracy."
+    )
+    found = objection("Using SAM alone cannot improve adversarial robustness.", evidence, evidence)
+    assert found is not None and found.kind == "negation"
+    assert objection("Clean accuracy is not sacrificed when SAM improves robustness.", evidence, evidence) is None

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -208,61 +209,52 @@ def test_errors_show_as_a_short_message_and_the_app_keeps_working(page) -> None:
     assert "[1]" in ask(page, "What is ESM-AA?", 1)
 
 
-def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_settings, engine) -> None:
-    """The app in this process, answering with a scripted LLM that contradicts its source (a real browser)."""
+@contextmanager
+def scripted_page(browser, settings, engine, reply: str):  # type: ignore[no-untyped-def]
+    """The app in this process, answering with a scripted LLM, opened in a real browser."""
     from scripted import ScriptedLLM
 
     from rag.engine import Engine
     from ui.app import build_app
 
-    llm = ScriptedLLM(
+    app = build_app(Engine(settings, llm=ScriptedLLM(reply), embedder=engine.library.embedder))
+    port = free_port()
+    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    page = open_page(browser, None)
+    try:
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.wait_for_selector("#corpus-line")
+        yield page
+    finally:
+        page.context.close()
+        app.close()
+
+
+def test_a_contradicted_sentence_is_shown_in_the_verifier_note(browser, seeds_settings, engine) -> None:
+    reply = (
         "We find that using SAM alone can improve adversarial robustness [1]. "
         "Using SAM alone cannot improve adversarial robustness [1]."
     )
     accusing = seeds_settings.model_copy(update={"entailment_contradict": 0.7})  # the shipped model accuses nothing
-    app = build_app(Engine(accusing, llm=llm, embedder=engine.library.embedder))
-    port = free_port()
-    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    page = open_page(browser, None)
-    try:
-        page.goto(f"http://127.0.0.1:{port}/")
-        page.wait_for_selector("#corpus-line")
+    with scripted_page(browser, accusing, engine, reply) as page:
         answer = ask(page, "Can sharpness-aware minimization alone improve adversarial robustness?", 1)
         assert "cannot" not in answer and "[1]" in answer
         note = page.inner_text("#verifier-note")
         assert "contradicted by [1]" in note and "SAM alone can improve adversarial robustness" in note
-    finally:
-        page.context.close()
-        app.close()
 
 
 def test_an_unverified_sentence_looks_different_and_cites_nothing(browser, seeds_settings, engine) -> None:
-    """RAG_UNVERIFIED=show, in a real browser: the sentence no abstract confirms is set apart and links nowhere."""
-    from scripted import ScriptedLLM
-
-    from rag.engine import Engine
-    from ui.app import build_app
-
+    """RAG_UNVERIFIED=show: the sentence no abstract confirms is set apart and links nowhere."""
     unverified = "SAM alone improves adversarial robustness on every dataset ever studied"
-    llm = ScriptedLLM(f"We find that using SAM alone can improve adversarial robustness [1]. {unverified} [1].")
+    reply = f"We find that using SAM alone can improve adversarial robustness [1]. {unverified} [1]."
     showing = seeds_settings.model_copy(update={"unverified": "show"})
-    app = build_app(Engine(showing, llm=llm, embedder=engine.library.embedder))
-    port = free_port()
-    app.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    page = open_page(browser, None)
-    try:
-        page.goto(f"http://127.0.0.1:{port}/")
-        page.wait_for_selector("#corpus-line")
+    with scripted_page(browser, showing, engine, reply) as page:
         ask(page, "Can sharpness-aware minimization alone improve adversarial robustness?", 1)
         marked = page.locator(".unverified").last
         assert unverified in marked.inner_text() and "not verified" in marked.inner_text()
-        assert marked.locator("a.cite").count() == 0 and "italic" in marked.evaluate(
-            "e => getComputedStyle(e).fontStyle"
-        )
+        assert marked.locator("a.cite").count() == 0
+        assert marked.locator("em").evaluate("e => getComputedStyle(e).fontStyle") == "italic"
         assert "1 sentence(s) shown unverified" in page.inner_text("#verifier-note")
-    finally:
-        page.context.close()
-        app.close()
 
 
 def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_server) -> None:

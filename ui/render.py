@@ -23,7 +23,7 @@ def answer_html(text: str, prefix: str = "", unverified: frozenset[str] | set[st
         piece = text[start:end]
         if shown_unverified:
             pieces.append(
-                f'<span class="unverified" title="{UNVERIFIED_TITLE}">{markdown_text(piece)}'
+                f'<span class="unverified" title="{UNVERIFIED_TITLE}"><em>{markdown_text(piece)}</em>'
                 '<sup class="unverified-tag">not verified</sup></span>'
             )
             continue

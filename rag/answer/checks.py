@@ -45,11 +45,30 @@ UNITS = {"%": "%", "percent": "%", "fold": "x", "-fold": "x", "x": "x", "\u00d7"
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
-    """Numbers and named terms of the claim that the abstract does not contain."""
+    """Numbers and named terms of the claim that the abstract does not contain (an acronym counts as contained
+    when the abstract spells it out: IVF, in vitro fertilization)."""
     haystack = abstract.lower()
     numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS}
-    names = {t for t in TOKEN.findall(claim) if is_name(t)}
-    return sorted(t for t in numbers | names if t.lower() not in haystack)
+    names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
+    return sorted(t for t in numbers | names if t.lower() not in haystack and not spelled_out(t, haystack))
+
+
+PROPER = re.compile(r"(?<=[a-z0-9,;(] )[A-Z][a-z]{2,}(?:[- ][A-Z][a-z]+)*")
+
+
+def proper_nouns(claim: str) -> set[str]:
+    """Capitalised words inside the sentence (Utrecht, Claude, Optuna, National Trauma Data Bank): names."""
+    return {m.group(0).split()[0] for m in PROPER.finditer(claim)}
+
+
+def spelled_out(acronym: str, text: str) -> bool:
+    """Whether consecutive words of the (lower-cased) text start with the acronym's letters in order."""
+    if not acronym.isalpha() or not acronym.isupper() or not 2 <= len(acronym) <= 6:
+        return False
+    initials = "".join(word[0] for word in re.findall(r"[a-z]+", text))
+    return acronym.lower() in initials and bool(
+        re.search(r"\b" + r"[a-z]*[\s-]+".join(acronym.lower()) + r"[a-z]*", text)
+    )
 
 
 def is_name(token: str) -> bool:
@@ -72,10 +91,17 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
     for number, unit in sorted(wanted - stated):
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
-    missing = [n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS and n not in evidence]
-    if missing and NUMBER.search(evidence):
-        return Objection("number", f"the sentences it rests on do not give {', '.join(repr(n) for n in missing)}")
+    numbers = [n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS]
+    if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(abstract)):
+        return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
     return None
+
+
+def in_two_sentences(numbers: list[str], sentences: list[str]) -> bool:
+    """Whether one or two of the sentences state all the numbers (a result is restated from where it is given)."""
+    held = [{n for n in numbers if n in sentence} for sentence in sentences]
+    wanted = set(numbers)
+    return any(a | b == wanted for i, a in enumerate(held) for b in held[i:])
 
 
 # ----- words that change what a sentence says ------------------------------------------------------------------------
@@ -158,8 +184,8 @@ def found(pattern: re.Pattern[str], text: str) -> set[str]:
 def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
     """Negation, direction, hedging, scope and causes: what the claim adds to the sentences it rests on."""
     negated = bool(found(NEGATION, claim) - {"not only"})
-    evidence_negated = bool(found(NEGATION, evidence) or found(NEGATION_LIKE, evidence))
-    if negated and not evidence_negated:
+    anchor = closest_sentence(claim, evidence)  # the sentence it restates: "cannot improve" against "can improve"
+    if negated and not (found(NEGATION, anchor) or found(NEGATION_LIKE, anchor)):
         return Objection("negation", "it is negated where the abstract is not")
     for same, other, name in ((UP, DOWN, "an increase"), (DOWN, UP, "a decrease")):
         for said in same.finditer(claim):

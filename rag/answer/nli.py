@@ -118,23 +118,15 @@ def prepared(judge: JudgeFolder, cache: Path, agreement: Agreement) -> tuple[Pat
 
 def export_classifier(folder: Path, path: Path) -> None:
     """Export the folder's classifier (logits for INPUTS) to ONNX."""
-    from rag.onnx import INPUTS, OFFLINE, encoder_feeds, export_encoder, load_tokenizer
+    from rag.onnx import INPUTS, OFFLINE, classifier_logits, encoder_feeds, export_encoder, load_tokenizer
 
     os.environ.update(OFFLINE)
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    class Logits(torch.nn.Module):
-        def __init__(self, inner: torch.nn.Module) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
-            return self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).logits
-
     model = AutoModelForSequenceClassification.from_pretrained(str(folder), attn_implementation="eager").eval()
     example = encoder_feeds(load_tokenizer(folder, 512), [AGREEMENT_PAIRS[0], ("A premise.", "A longer claim here.")])
-    export_encoder(Logits(model), tuple(torch.from_numpy(example[name]) for name in INPUTS), path, "logits")
+    export_encoder(classifier_logits(model), tuple(torch.from_numpy(example[name]) for name in INPUTS), path, "logits")
 
 
 def record_use(judge: JudgeFolder, precision: str, data_dir: Path) -> None:

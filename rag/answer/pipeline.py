@@ -110,7 +110,7 @@ PROMPT_FILES: dict[Task, tuple[str, str]] = {
     "answer": ("answer_system", "answer_user"),
     "summary": ("summary_system", "summary_user"),
 }
-QUOTED_SYSTEM = "answer_system_quoted"  # API models write each sentence with the source's words that support it
+QUOTED_PROMPTS = ("answer_system_quoted", "answer_user_quoted")  # API answers: each sentence with its source's words
 API_BACKENDS: tuple[Backend, ...] = ("openai", "openai-compatible")
 TOKEN_MARGIN = 32  # tokens kept free in the context window for the chat template
 
@@ -121,8 +121,7 @@ def quoting(request: Request) -> bool:
 
 
 def prompt_messages(llm: LLM, request: Request, sources: list[Source], settings: Settings) -> list[dict[str, str]]:
-    system_file, user_file = PROMPT_FILES[request.task]
-    system, user = load_prompt(QUOTED_SYSTEM if quoting(request) else system_file), load_prompt(user_file)
+    system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if quoting(request) else PROMPT_FILES[request.task]))
     budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
     block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars)
     return [
@@ -279,10 +278,8 @@ def make_judge(settings: Settings) -> Judge:
         return LexicalJudge(settings.support_threshold, settings.support_coverage)
     from rag.answer.entailment import CONTRADICTION_OPERATING_POINT, entailment_model
 
-    contradict = settings.entailment_contradict
-    return ModelJudge(
-        entailment_model(settings), settings.entailment_support, contradict or CONTRADICTION_OPERATING_POINT
-    )
+    point = settings.entailment_contradict or CONTRADICTION_OPERATING_POINT
+    return ModelJudge(entailment_model(settings), settings.entailment_support, point, settings.support_threshold)
 
 
 # ----- the pipeline ----------------------------------------------------------------------------------------------

@@ -284,15 +284,7 @@ def export(model, tokenizer, out: Path) -> Path:  # type: ignore[no-untyped-def]
 
     import torch
 
-    from rag.onnx import INPUTS
-
-    class Logits(torch.nn.Module):
-        def __init__(self, inner: torch.nn.Module) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
-            return self.inner(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).logits
+    from rag.onnx import INPUTS, classifier_logits
 
     example = tokenizer(
         ["A premise sentence.", "A longer premise sentence, with more tokens in it."], ["A claim.", "Another claim."],
@@ -306,7 +298,7 @@ def export(model, tokenizer, out: Path) -> Path:  # type: ignore[no-untyped-def]
         warnings.simplefilter("ignore")
         logging.getLogger("torch.onnx").setLevel(logging.ERROR)
         torch.onnx.export(
-            Logits(model).eval(), sample, str(path), input_names=list(INPUTS), output_names=["logits"],
+            classifier_logits(model).eval(), sample, str(path), input_names=list(INPUTS), output_names=["logits"],
             dynamic_shapes={name: {0: batch, 1: seq} for name in INPUTS}, dynamo=True, external_data=False,
             verbose=False,
         )  # fmt: skip
