@@ -91,9 +91,11 @@ def encoder_feeds(tokenizer, texts: list[str] | list[tuple[str, str]]) -> dict[s
 
 
 def export_encoder(module, sample: tuple, path: Path, output: str) -> None:  # type: ignore[no-untyped-def]
-    """Export a torch encoder taking INPUTS (batch and sequence dynamic) with torch's exporter; written atomically,
-    without the source locations the exporter records (they would change the file with every edit of the caller)."""
+    """Export a torch encoder taking INPUTS (batch and sequence dynamic) with torch's exporter; written atomically
+    (two processes exporting at once each write their own file), without the source locations the exporter records
+    (they would change the file with every edit of the caller)."""
     import logging
+    import os
     import shutil
     import warnings
 
@@ -101,7 +103,7 @@ def export_encoder(module, sample: tuple, path: Path, output: str) -> None:  # t
     import torch
 
     batch, seq = torch.export.Dim("batch"), torch.export.Dim("sequence")
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():  # the exporter is chatty about things that do not apply here
         warnings.simplefilter("ignore")

@@ -71,7 +71,7 @@ class EntailmentModel:
         self.tokenizer = load_tokenizer(model_dir or bundled_model_dir(), MAX_LENGTH)
         self.tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
         self.batch_size = batch_size
-        self.columns = [columns.index(label) if label in columns else None for label in LABELS]
+        self.to_labels = label_matrix(columns)
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         import numpy as np
@@ -91,9 +91,15 @@ class EntailmentModel:
         feeds = encoder_feeds(self.tokenizer, pairs)
         logits = self.session.run(None, {name: feeds[name] for name in self.input_names})[0]
         exp = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs = exp / exp.sum(axis=1, keepdims=True)
-        zero = np.zeros(len(probs), dtype=probs.dtype)
-        return np.stack([probs[:, c] if c is not None else zero for c in self.columns], axis=1)  # LABELS order
+        return (exp / exp.sum(axis=1, keepdims=True)) @ self.to_labels  # LABELS order
+
+
+def label_matrix(columns: tuple[str, ...]) -> np.ndarray:
+    """Outputs' probabilities (one column per output, labelled `columns`) times this: probabilities in LABELS order,
+    each output's added to its label's column; a label no output has (a two-label model's "contradicted") stays 0."""
+    import numpy as np
+
+    return np.array([[float(c == label) for label in LABELS] for c in columns], dtype=np.float32)
 
 
 def entailment_model(settings: Settings) -> EntailmentModel:
@@ -104,16 +110,17 @@ def entailment_model(settings: Settings) -> EntailmentModel:
     from rag.answer.nli import AGREEMENT_PAIRS, inspect, prepared, record_use
 
     judge = inspect(settings.verifier_model)
+    tokenizer = judge.tokenizer_dir(settings.model_cache_dir)
 
     def agreement(fp32: Path, int8: Path) -> float:
         pairs = list(AGREEMENT_PAIRS)
-        decide = [EntailmentModel(m, model_dir=judge.path, columns=judge.columns).probabilities(pairs).argmax(axis=1)
+        decide = [EntailmentModel(m, model_dir=tokenizer, columns=judge.columns).probabilities(pairs).argmax(axis=1)
                   for m in (fp32, int8)]  # fmt: skip
         return float((decide[0] == decide[1]).mean())
 
     path, precision = prepared(judge, settings.model_cache_dir, agreement)
     record_use(judge, precision, settings.data_dir)
-    return EntailmentModel(path, model_dir=judge.path, columns=judge.columns)
+    return EntailmentModel(path, model_dir=tokenizer, columns=judge.columns)
 
 
 def model_path(folder: Path = MODEL_DIR) -> Path:

@@ -139,11 +139,16 @@ class Library:
 
 
 def judge_model(settings: Settings) -> dict | None:
-    """The judge model RAG_VERIFIER_MODEL names, as recorded beside the index when it was first used (its folder,
-    checksum, labels and precision); None for the shipped one."""
+    """The judge model RAG_VERIFIER_MODEL names, as recorded beside the index when it was used (its folder,
+    checksum, labels and precision: rag/answer/nli.py); None for the shipped one, and until the folder named is
+    first used with this index (the record is of another folder, or there is none)."""
     import json
 
-    record = settings.data_dir / "verifier.json"
-    if settings.verifier_model is None or not record.is_file():
+    if settings.verifier_model is None:
         return None
-    return json.loads(record.read_text())
+    try:
+        record = json.loads((settings.data_dir / "verifier.json").read_text())
+    except (OSError, ValueError):
+        return None
+    same = isinstance(record, dict) and record.get("path") == str(settings.verifier_model.resolve())
+    return record if same else None

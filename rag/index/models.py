@@ -146,7 +146,7 @@ def quantise(model_dir: Path, fp32: Path) -> Path | None:
     a warning, when its vectors do not agree with fp32's."""
     int8, record = int8_files(fp32)
     if not int8_made(fp32):
-        tmp = int8.with_name("model-int8.tmp.onnx")
+        tmp = int8.with_name(f"model-int8.{os.getpid()}.tmp.onnx")  # each process its own, when two start at once
         quantize_int8(fp32, tmp)
         sample = list(AGREEMENT_SAMPLE)
         reference = Embedder(model_dir, fp32).embed(sample)
