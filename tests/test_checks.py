@@ -10,7 +10,7 @@ from rag.text import split_quote
 
 EVIDENCE = (
     "Our method improves top-1 accuracy on ImageNet by 3.7% over the baseline. "
-    "Training time is reduced 2x compared with prior work."
+    "Training time is reduced 2x compared with prior work on six benchmarks."
 )
 ABSTRACT = "We study efficient vision transformers. " + EVIDENCE + " The code is public."
 
@@ -25,6 +25,7 @@ ABSTRACT = "We study efficient vision transformers. " + EVIDENCE + " The code is
         ("The method reduces top-1 accuracy on ImageNet by 3.7% relative to the baseline.", "direction"),
         ("The method improves accuracy on every benchmark by 3.7%.", "scope"),
         ("The method improves ImageNet accuracy by 3.7% because it uses sparse attention.", "cause"),
+        ("Training time is halved compared with prior work on eight benchmarks.", "number"),
     ],
 )
 def test_each_kind_of_error_is_caught(claim: str, kind: str) -> None:
@@ -38,6 +39,7 @@ def test_each_kind_of_error_is_caught(claim: str, kind: str) -> None:
         "The authors report a 3.7% gain in top-1 ImageNet accuracy over the baseline.",
         "Compared with prior work, the approach halves training time and raises ImageNet top-1 accuracy by 3.7%.",
         "The proposed approach trains 2x faster than earlier methods.",
+        "Training takes half the time of prior work on 6 benchmarks.",
     ],
 )
 def test_faithful_restatements_pass(claim: str) -> None:

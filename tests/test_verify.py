@@ -4,6 +4,7 @@ the claims mode of `rag eval`."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import ROOT, run_rag, write_jsonl
@@ -59,8 +60,10 @@ def test_the_model_accuses_only_at_an_operating_point(seeds_settings, engine: En
 def test_the_quote_is_verbatim_and_at_most_two_sentences(engine: Engine) -> None:
     verdict = engine.verify(CLAIMS[0][0], SAM_DOC)
     abstract = engine.library.abstracts([SAM_DOC])[SAM_DOC]
-    assert verdict.quote in abstract and "SAM alone can improve adversarial robustness" in verdict.quote
-    assert len(verdict.sentences) in (1, 2)
+    assert verdict.quote in abstract and len(verdict.sentences) in (1, 2)
+    # the sentence that states the finding, or the next one, which restates it ("how SAM can implicitly learn more
+    # robust features"): the shipped model scores both at the support threshold (0.896 and 0.901)
+    assert re.search(r"SAM (alone )?can (improve adversarial robustness|implicitly learn more robust)", verdict.quote)
 
 
 @pytest.mark.slow

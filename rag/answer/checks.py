@@ -44,13 +44,46 @@ MEASURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|percent\b|-?fold\b|x\b|\u0
 UNITS = {"%": "%", "percent": "%", "fold": "x", "-fold": "x", "x": "x", "\u00d7": "x", "times": "x"}
 
 
+SPELLED = {
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "eleven": "11",
+    "twelve": "12",
+    "fifteen": "15",
+    "twenty": "20",
+    "thirty": "30",
+    "forty": "40",
+    "fifty": "50",
+    "hundred": "100",
+}  # fmt: skip, counts written as words: "eight patients" is checked like "8 patients"
+SPELLED_NUMBER = re.compile(r"\b(?:" + "|".join(SPELLED) + r")\b", re.I)
+DIGITS = {digit: word for word, digit in SPELLED.items()}
+
+
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
-    """Numbers and named terms of the claim that the abstract does not contain (an acronym counts as contained
-    when the abstract spells it out: IVF, in vitro fertilization)."""
+    """Numbers (in digits or words) and named terms of the claim that the abstract does not contain (an acronym
+    counts as contained when the abstract spells it out: IVF, in vitro fertilization; a number, when the abstract
+    writes it the other way: eight, 8)."""
     haystack = abstract.lower()
-    numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS}
+    numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS} | set(SPELLED_NUMBER.findall(claim))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
-    return sorted(t for t in numbers | names if t.lower() not in haystack and not spelled_out(t, haystack))
+    missing = {n for n in numbers if not mentions_number(n, haystack)}
+    return sorted(missing | {t for t in names if t.lower() not in haystack and not spelled_out(t, haystack)})
+
+
+def mentions_number(number: str, haystack: str) -> bool:
+    digits = SPELLED.get(number.lower(), number)
+    word = DIGITS.get(digits)
+    return digits in haystack or bool(word and re.search(rf"\b{word}\b", haystack))
+
+
+def is_number(token: str) -> bool:
+    return bool(NUMBER.fullmatch(token)) or token.lower() in SPELLED
 
 
 PROPER = re.compile(r"(?<=[a-z0-9,;(] )[A-Z][a-z]{2,}(?:[- ][A-Z][a-z]+)*")
@@ -85,7 +118,7 @@ def measures(text: str) -> set[tuple[str, str]]:
 def number_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
     gaps = lexical_gaps(claim, abstract)
     if gaps:
-        kind: CheckKind = "number" if any(NUMBER.fullmatch(g) for g in gaps) else "name"
+        kind: CheckKind = "number" if any(is_number(g) for g in gaps) else "name"
         return Objection(kind, f"the abstract does not mention {', '.join(repr(g) for g in gaps)}")
     wanted, stated = measures(claim), measures(abstract)
     for number, unit in sorted(wanted - stated):

@@ -135,12 +135,15 @@ def model_path(folder: Path = MODEL_DIR) -> Path:
 
 
 def windows(candidates: list[int], count: int) -> list[tuple[int, ...]]:
-    """Each candidate sentence alone and, for the closest few, with its next sentence (evidence that spans two)."""
+    """Each candidate sentence alone; for the closest few, with its next sentence (evidence that spans two); and the
+    two closest together when they are apart (a sentence that draws on two places of the abstract)."""
     seen: dict[tuple[int, ...], None] = {}
     for rank, i in enumerate(candidates):
         seen.setdefault((i,), None)
         if rank < PAIRED and i + 1 < count:
             seen.setdefault((i, i + 1), None)
+    if len(candidates) > 1 and abs(candidates[0] - candidates[1]) > 1:
+        seen.setdefault(tuple(sorted(candidates[:2])), None)
     return list(seen)
 
 
@@ -149,8 +152,18 @@ class Evidence:
     """The windows of an abstract read for a claim, and the model's probabilities for each."""
 
     windows: list[tuple[int, ...]]  # sentence indices
-    texts: list[str]  # each window's text, verbatim from the abstract
+    texts: list[str]  # each window's text, verbatim from the abstract (two sentences apart: joined by a space)
     probabilities: np.ndarray  # (windows, LABELS)
+
+
+def contiguous(window: tuple[int, ...]) -> bool:
+    return window[-1] - window[0] == len(window) - 1
+
+
+def window_text(abstract: str, spans: list[tuple[int, int]], window: tuple[int, ...]) -> str:
+    if contiguous(window):
+        return abstract[spans[window[0]][0] : spans[window[-1]][1]].strip()
+    return " ".join(abstract[spans[i][0] : spans[i][1]].strip() for i in window)
 
 
 def read_evidence(
@@ -168,7 +181,7 @@ def read_evidence(
 
     order = [int(i) for i in similarities.argsort()[::-1][:CANDIDATES]]
     read = windows(order, len(spans))
-    texts = [abstract[spans[w[0]][0] : spans[w[-1]][1]].strip() for w in read]
+    texts = [window_text(abstract, spans, w) for w in read]
     first = model.probabilities([(text, claim) for text in texts[:FIRST_READ]])
     if first[:, 0].max() >= max(enough, first[:, 1].max()) or len(texts) <= FIRST_READ:
         return Evidence(read[:FIRST_READ], texts[:FIRST_READ], first)
@@ -187,9 +200,19 @@ def decide(evidence: Evidence, support_threshold: float, contradict_threshold: f
         inside = [i for i, w in enumerate(evidence.windows) if len(w) == 1 and w[0] in evidence.windows[best]]
         alone = [i for i in inside if probs[i, 0] >= support_threshold]
         best = max(alone, key=lambda i: probs[i, 0]) if alone else best  # one sentence, when it suffices
-        return Judgement("supported", float(probs[best, 0]), evidence.texts[best], evidence.windows[best])
+        return Judgement("supported", float(probs[best, 0]), quote(evidence, best), evidence.windows[best])
     if contradict_threshold is not None and contra >= contradict_threshold:
         best = int(probs[:, 1].argmax())
-        return Judgement("contradicted", contra, evidence.texts[best], evidence.windows[best])
+        return Judgement("contradicted", contra, quote(evidence, best), evidence.windows[best])
     best = int(probs[:, 0].argmax() if support >= contra else probs[:, 1].argmax())
-    return Judgement("not_enough_info", 1 - max(support, contra), evidence.texts[best], evidence.windows[best])
+    return Judgement("not_enough_info", 1 - max(support, contra), quote(evidence, best), evidence.windows[best])
+
+
+def quote(evidence: Evidence, best: int) -> str:
+    """The window's text, verbatim; for two sentences apart, the one of them that supports the claim more (both
+    were read alone), so that a quote is always one stretch of the abstract."""
+    window = evidence.windows[best]
+    if contiguous(window):
+        return evidence.texts[best]
+    alone = [i for i, w in enumerate(evidence.windows) if len(w) == 1 and w[0] in window]
+    return evidence.texts[max(alone, key=lambda i: evidence.probabilities[i, 0])]

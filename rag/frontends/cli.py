@@ -299,7 +299,7 @@ def train_verifier(
         int | None, typer.Option("--limit", min=8, help="Train on only N pairs: a quick check, not a usable model.")
     ] = None,
 ) -> None:
-    """Rebuild the verifier's entailment model from the bundled MiniLM (fixed seed, CPU, about 15 minutes)."""
+    """Rebuild the verifier's entailment model from the bundled MiniLM (fixed seed, CPU, about 25 minutes)."""
     from rag.training.verifier import MODEL_DIR, TrainConfig, build
 
     record = build(out or MODEL_DIR, TrainConfig(limit=limit), log=lambda line: print(line, file=sys.stderr))

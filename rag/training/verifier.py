@@ -1,17 +1,20 @@
 """Builds the verifier's entailment model: a cross-encoder fine-tuned from the bundled all-MiniLM-L6-v2 to tell
 whether one or two abstract sentences support a claim, contradict it, or say nothing about it.
 
-    rag train-verifier            # about 15 minutes on 2 CPU cores; writes rag/models/verifier/
+    rag train-verifier            # about 25 minutes on 2 CPU cores; writes rag/models/verifier/
 
 Deterministic (fixed seed, CPU only) and offline. Training data, all public and licensed:
 - SciFact train claims (CC BY 4.0 annotations, ODC-By abstracts; ../shared/datasets/scifact), minus the 30 % of
-  claims held out by claim id (eval/datasets/scifact/README.md): each rationale with its claim (supported or
-  contradicted); a non-rationale sentence of the same abstract, and the closest sentence of a cited abstract
-  without evidence (not enough information).
-- Pairs generated from the sentences of PubMedQA (MIT) and SciFact abstracts that no held-out claim cites: the
-  sentence itself or a shortened form (supported); the sentence with a negation added or removed, a direction
-  swapped, a number or a named term changed (contradicted); a sentence of another abstract (not enough
-  information).
+  claims held out by claim id (eval/datasets/scifact/README.md) and those citing an abstract an evaluation set
+  cites: each rationale with its claim (supported or contradicted); a non-rationale sentence of the same abstract,
+  and the closest sentence of a cited abstract without evidence (not enough information).
+- Pairs generated from the sentences of PubMedQA (MIT) and SciFact abstracts that no evaluation set cites and
+  that are not held out (rag/training/answer_pairs.py): the sentence itself or a shortened form (supported); the
+  sentence with a negation added or removed, a direction swapped, a number or a named term changed (contradicted);
+  a sentence of another abstract (not enough information).
+- Answer-style pairs from the same abstracts (rag/training/answer_pairs.py): sentences as an answering model
+  writes them, faithful (paraphrase, result, synthesis of two sentences) or not (a changed number, a reversed
+  finding, a negation, a swapped name, an overclaim, an added cause, a close sentence of another abstract).
 The model is exported to ONNX, dynamically quantised to int8 when that changes no dev-set decision, and recorded
 with its checksum in rag/models/verifier/model.json.
 """
@@ -33,7 +36,6 @@ from rag.corpus.loaders import read_jsonl
 ROOT = Path(__file__).resolve().parents[2]  # the project folder
 SHARED = ROOT.parent / "shared" / "datasets"
 SCIFACT = SHARED / "scifact"
-PUBMEDQA_CORPUS = ROOT / "eval" / "datasets" / "pubmedqa" / "corpus.jsonl"
 HELD_OUT = ROOT / "eval" / "datasets" / "scifact"
 SEED = 13
 SUPPORTED, CONTRADICTED, NEI = range(3)
@@ -50,21 +52,22 @@ class Pair:
 @dataclass
 class TrainConfig:
     seed: int = SEED
-    synthetic: int = 4000  # generated pairs
+    synthetic: int = 2000  # generated sentence edits
+    answer_style: int = 4000  # answer-style pairs (rag/training/answer_pairs.py, train split)
     scifact_repeats: int = 2  # the expert-labelled pairs count this many times (the generated ones are easier)
     epochs: int = 2
     batch_size: int = 16
     learning_rate: float = 1e-4
     warmup: float = 0.06
-    max_length: int = 96  # word pieces while training (the premises are one or two sentences)
+    max_length: int = 128  # word pieces while training, as when judging (premises are one or two sentences)
     limit: int | None = None  # train on only this many pairs (a quick check of the command, not a usable model)
 
 
 # ----- data ------------------------------------------------------------------------------------------------------
-def held_out_ids() -> tuple[set[str], set[str]]:
-    """(claim ids, abstract ids) of the held-out and dev claims: never trained on."""
+def held_out_ids() -> set[str]:
+    """The ids of the held-out and dev claims: never trained on."""
     claims = read_jsonl(HELD_OUT / "claims_heldout.jsonl") + read_jsonl(HELD_OUT / "claims_dev.jsonl")
-    return {c["id"] for c in claims}, {d for c in claims for d in c["cited_doc_ids"] + c["gold"]}
+    return {c["id"] for c in claims}
 
 
 WORDS = re.compile(r"[a-z0-9]+")
@@ -77,11 +80,13 @@ def overlap(a: str, b: str) -> float:
 
 def scifact_pairs(rng: random.Random) -> list[Pair]:
     """Claims with their rationales (supported / contradicted) and with sentences that are not evidence (NEI)."""
-    skip, _ = held_out_ids()
+    from rag.training.answer_pairs import excluded_docs
+
+    skip, evaluated = held_out_ids(), excluded_docs()
     corpus = {d["doc_id"]: d["sentences"] for d in read_jsonl(SCIFACT / "corpus.jsonl")}
     pairs: list[Pair] = []
     for claim in read_jsonl(SCIFACT / "train_claims.jsonl"):
-        if claim["id"] in skip:
+        if claim["id"] in skip or evaluated.intersection(claim["cited_doc_ids"]):
             continue
         text = claim["question"]
         for doc_id, rationales in claim["evidence"].items():
@@ -176,18 +181,10 @@ def shorten(sentence: str) -> str:
     return text[:1].upper() + text[1:] + "." if len(text.split()) >= 5 else sentence
 
 
-def abstract_sentences(skip_docs: set[str]) -> list[list[str]]:
-    from rag.sentences import sentence_spans
-
-    abstracts = [d["sentences"] for d in read_jsonl(SCIFACT / "corpus.jsonl") if d["doc_id"] not in skip_docs]
-    for d in read_jsonl(PUBMEDQA_CORPUS):
-        abstracts.append([d["abstract"][a:b] for a, b in sentence_spans(d["abstract"])])
-    return [[s for s in a if 6 <= len(s.split()) <= 60] for a in abstracts if len(a) > 1]
-
-
 def synthetic_pairs(count: int, rng: random.Random) -> list[Pair]:
-    _, skip_docs = held_out_ids()
-    abstracts = [a for a in abstract_sentences(skip_docs) if a]
+    from rag.training.answer_pairs import training_abstracts
+
+    abstracts = list(training_abstracts().values())
     names = sorted({m.group() for a in abstracts[:2000] for s in a for m in NAMED.finditer(s) if len(m.group()) > 2})
     kinds: list[tuple[str, int, Callable[[str], str | None]]] = [
         ("copy", SUPPORTED, lambda s: s),
@@ -220,9 +217,19 @@ def synthetic_pairs(count: int, rng: random.Random) -> list[Pair]:
     return pairs[:count]
 
 
+def answer_style_pairs(count: int, rng: random.Random) -> list[Pair]:
+    from rag.training.answer_pairs import answer_pairs
+
+    found = answer_pairs("train")
+    labels = {"SUPPORT": SUPPORTED, "CONTRADICT": CONTRADICTED, "NEI": NEI}
+    chosen = rng.sample(found, min(count, len(found)))
+    return [Pair(p.premise, p.claim, labels[p.label], f"answer-{p.kind}") for p in chosen]
+
+
 def training_pairs(config: TrainConfig) -> list[Pair]:
     rng = random.Random(config.seed)
     pairs = scifact_pairs(rng) * config.scifact_repeats + synthetic_pairs(config.synthetic, rng)
+    pairs += answer_style_pairs(config.answer_style, rng)
     rng.shuffle(pairs)
     return pairs[: config.limit]
 

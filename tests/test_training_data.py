@@ -1,0 +1,63 @@
+"""The verifier's training data (rag/training/): answer-style pairs in every kind, a held-out split fixed by the
+abstract's id, and nothing from an evaluation set or the held-out split in what the model trains on."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from rag.training import answer_pairs as ap
+from rag.training.verifier import TrainConfig, training_pairs
+
+KINDS = {
+    "paraphrase": "SUPPORT", "result": "SUPPORT", "synthesis": "SUPPORT", "changed_number": "CONTRADICT",
+    "reversed_finding": "CONTRADICT", "negation": "CONTRADICT", "swapped_name": "NEI", "overclaim": "NEI",
+    "added_cause": "NEI", "unrelated": "NEI",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def splits() -> dict[str, list[ap.AnswerPair]]:
+    return {split: ap.answer_pairs(split) for split in ("train", "heldout")}
+
+
+def test_every_kind_in_both_splits_and_enough_pairs(splits) -> None:
+    assert len(splits["train"]) + len(splits["heldout"]) >= 1500 and len(splits["heldout"]) >= 500
+    for pairs in splits.values():
+        kinds = Counter((p.kind, p.label) for p in pairs)
+        assert {kind: label for kind, label in kinds} == KINDS
+        assert min(kinds.values()) >= 20
+
+
+def test_the_split_is_by_abstract_and_excludes_every_evaluation_set(splits) -> None:
+    train_docs = {p.doc_id for p in splits["train"]}
+    heldout_docs = {p.doc_id for p in splits["heldout"]}
+    assert not train_docs & heldout_docs
+    assert all(ap.split_of(d) == "heldout" for d in heldout_docs)
+    assert not heldout_docs & ap.scifact_trained_docs()
+    evaluated = ap.excluded_docs()
+    assert "pubmed:7547656" in evaluated and "pubmed:10808977" in evaluated  # an independent claim's, a dev question's
+    assert not (train_docs | heldout_docs) & evaluated
+    assert all(d.startswith(("scifact:", "pubmed:")) for d in train_docs | heldout_docs)  # never the seeds
+
+
+def test_pairs_are_deterministic_and_faithful_ones_keep_the_facts(splits) -> None:
+    assert ap.answer_pairs("heldout")[:50] == splits["heldout"][:50]
+    results = [p for p in splits["heldout"] if p.kind == "result"]
+    for pair in results[:100]:
+        numbers = ap.NUMBER.findall(pair.claim)
+        assert all(n in pair.premise for n in numbers), pair
+    changed = [p for p in splits["heldout"] if p.kind == "changed_number"]
+    assert all(p.claim not in p.premise for p in changed)
+
+
+def test_training_never_reads_a_held_out_or_evaluated_abstract(splits) -> None:
+    held = {p.doc_id for p in splits["heldout"]} | ap.excluded_docs()
+    corpus = ap.abstracts(set())
+    unseen = {s for d in held if d in corpus for s in corpus[d] if len(s.split()) >= 12}
+    trained = training_pairs(TrainConfig())
+    origins = Counter(p.origin.split("-")[0] for p in trained)
+    assert origins["answer"] >= 3000 and origins["scifact"] >= 1000
+    leaked = [p for p in trained if p.premise in unseen or p.hypothesis in unseen]
+    assert not leaked, leaked[:3]
