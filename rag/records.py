@@ -114,6 +114,19 @@ class Citation:
     url: str | None
 
 
+@dataclass(frozen=True)
+class NearestPaper:
+    """A paper that came closest to a refused question: shown to help ask again, never as support."""
+
+    doc_id: str
+    title: str | None
+    venue: str | None
+    year: int | None
+    url: str | None
+    sentence: str  # the abstract's sentence closest to the question, verbatim
+    terms: list[str]  # its words (and the title's) that the question did not use, rarest first
+
+
 # Why a sentence was dropped. Presenters read the kind; `reason` is its wording for readers (docs/contracts.md).
 DropKind = Literal["unsupported", "contradicted", "off_topic", "too_short", "instruction"]
 
@@ -164,6 +177,8 @@ class Answer:
     standalone_question: str | None = None  # the follow-up rewritten to stand alone, in a chat
     abstracts: dict[str, str] = field(default_factory=dict)  # cited doc_id -> full abstract, for presenters
     sentences: list[AnswerSentence] = field(default_factory=list)  # the answer sentence by sentence
+    nearest: list[NearestPaper] = field(default_factory=list)  # with a refusal: the papers that came closest
+    searched: list[str] = field(default_factory=list)  # what was searched for: the question, then its rewrites
 
     @property
     def unverified_sentences(self) -> set[str]:

@@ -22,6 +22,7 @@ Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 VerifierKind = Literal["auto", "model", "llm", "lexical"]
 Unverified = Literal["drop", "show"]  # what becomes of a sentence the judge cannot confirm
+Rewrite = Literal["auto", "on", "off"]  # whether the LLM restates a question in the papers' words before searching
 
 
 def _env(name: str, *aliases: str) -> AliasChoices:
@@ -70,6 +71,7 @@ class Settings(BaseSettings):
 
     # Answering and verification
     refusal_threshold: float | None = Field(None, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
+    rewrite: Rewrite = Field("auto", validation_alias=_env("RAG_REWRITE"))
     verifier: VerifierKind = Field("auto", validation_alias=_env("RAG_VERIFIER"))
     verifier_model: Path | None = Field(None, validation_alias=_env("RAG_VERIFIER_MODEL"))
     unverified: Unverified = Field("drop", validation_alias=_env("RAG_UNVERIFIED"))

@@ -35,7 +35,9 @@ def assert_contract(data: dict, abstracts: dict[str, str] = ABSTRACTS) -> None:
     first = {int(m.group(1)) for m in re.finditer(r"\[(\d+)", data["answer"])}
     assert first == used
     if data["refused"]:
-        assert data["citations"] == [] and data["answer"] == REFUSAL
+        assert data["citations"] == [] and data["answer"] == REFUSAL and data["nearest"]
+    else:
+        assert data["nearest"] == []
 
 
 def test_extractive_answer_is_verbatim_and_cited(engine: Engine) -> None:
@@ -75,6 +77,29 @@ def test_off_corpus_question_is_refused_without_calling_an_llm(seeds_settings) -
     assert answer.refused and answer.answer == REFUSAL and answer.citations == []
     assert llm.calls == []  # the LLM was never asked
     assert "generate" not in answer.timings_ms
+
+
+def test_a_refusal_shows_the_closest_papers_with_their_closest_sentence_and_words_to_try(engine: Engine) -> None:
+    """Issue 31: a plain-worded question the gate refuses still points at the papers nearest to it, verbatim, with
+    words of theirs to ask again in; an off-corpus question is refused the same way, its nearest papers shown."""
+    question = "Is there a way to tell whether a text was written by ChatGPT?"
+    answer = engine.ask(question, "extractive")
+    assert answer.refused
+    data = answer.contract()
+    assert_contract(data)
+    papers = data["nearest"]
+    assert len(papers) == 3 and len({p["doc_id"] for p in papers}) == 3
+    ranked = [r.doc_id for r in engine.library.search(question)][:3]
+    assert [p["doc_id"] for p in papers] == ranked  # in retrieval order
+    for paper in papers:
+        assert set(paper) == {"doc_id", "title", "venue", "year", "url", "sentence", "terms"}
+        assert paper["sentence"] and paper["sentence"] in ABSTRACTS[paper["doc_id"]]
+        assert 1 <= len(paper["terms"]) <= 4
+        assert all(t.lower() in ABSTRACTS[paper["doc_id"]].lower() for t in paper["terms"])
+        assert not {t.lower() for t in paper["terms"]} & {w.lower().strip("?") for w in question.split()}
+    assert "ChatGPT" in papers[0]["sentence"]  # the sentence closest to the question, not the abstract's first
+    off = engine.ask("How long should sourdough bread ferment at high altitude?", "extractive")
+    assert off.refused and len(off.nearest) == 3 and "nearest" in off.timings_ms
 
 
 def test_a_short_question_naming_a_method_is_answered_not_refused(engine: Engine) -> None:
@@ -146,6 +171,9 @@ def test_openai_compatible_backend_against_a_real_server(engine: Engine, llama_s
     data = api_engine.ask(SAM_QUESTION, "openai-compatible").contract()
     assert_contract(data)
     assert data["backend"] == "openai-compatible" and not data["refused"]
+    # an API backend rewrites the question first (RAG_REWRITE=auto): one short call to the same server
+    assert data["searched"][0] == SAM_QUESTION and "rewrite" in data["timings_ms"]
+    assert all(text.strip() and text != SAM_QUESTION for text in data["searched"][1:])
 
 
 def test_unreachable_server_falls_back_to_extractive_with_a_note(seeds_settings) -> None:
@@ -158,6 +186,9 @@ def test_unreachable_server_falls_back_to_extractive_with_a_note(seeds_settings)
     assert_contract(data)
     assert data["verifier"]["fallback"] == "extractive" and "extractive" in data["note"]
     assert data["citations"] and not data["refused"]
+    assert (
+        data["searched"] == [SAM_QUESTION] and "rewrite" in data["timings_ms"]
+    )  # the rewrite failed: the question alone
     assert 1000 < data["timings_ms"]["generate"] < 10000  # retried with backoff (0.5 s, 1 s), then gave up in time
 
 

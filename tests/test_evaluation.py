@@ -48,15 +48,17 @@ def test_answer_metrics_on_synthetic_results() -> None:
     results = [
         {**base, "answerable": True, "gold": ["a", "b"], "cited": ["a", "c"], "refused": False,
          "must_contain_hits": [True, False]},
-        {**base, "answerable": True, "gold": ["d"], "cited": [], "refused": True},
+        {**base, "answerable": True, "gold": ["d"], "cited": [], "refused": True, "nearest": ["e", "d"]},
+        {**base, "answerable": True, "gold": ["f"], "cited": [], "refused": True, "nearest": ["e"]},
         {**base, "answerable": False, "gold": [], "cited": [], "refused": True},
         {**base, "verifier": fell_back, "answerable": False, "gold": [], "cited": [], "refused": True},
     ]  # fmt: skip
     m = answer_metrics(results)
     assert m["citation_precision"] == pytest.approx(1 / 2)
-    assert m["citation_recall"] == pytest.approx((1 / 2 + 0) / 2)
-    assert m["support_rate"] == pytest.approx(9 / (12 + 2))  # the LLM's sentences only
-    assert (m["answered_rate"], m["refusal_rate"], m["must_contain"]) == (0.5, 1.0, 0.5)
+    assert m["citation_recall"] == pytest.approx((1 / 2 + 0 + 0) / 3)
+    assert m["support_rate"] == pytest.approx(12 / (16 + 2))  # the LLM's sentences only
+    assert (m["answered_rate"], m["refusal_rate"], m["must_contain"]) == (pytest.approx(1 / 3), 1.0, 0.5)
+    assert m["nearest_gold_rate"] == 0.5  # of the two answerable questions refused, one showed its gold paper
     assert m["latency_ms"]["total"] == {"p50": 100.0, "p95": 100.0}
 
 
@@ -112,6 +114,30 @@ def test_report_schema_and_files(eval_env, tmp_path) -> None:
     assert "| hybrid-extractive | datasets/seeds_qa.jsonl | 4 |" in (out / "report.md").read_text()
     for png in ("metrics_by_run.png", "latency.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_report_says_why_an_answerable_question_was_refused_and_whether_its_gold_paper_was_shown(
+    eval_env, tmp_path
+) -> None:
+    rows = [
+        {"id": "lay-1", "question": "Is there a way to tell whether a text was written by ChatGPT?",
+         "gold": ["002_bf171d658999aba6#15"], "answerable": True},
+        {"id": "off-1", "question": "How long should sourdough bread ferment at high altitude?", "gold": [],
+         "answerable": False},
+    ]  # fmt: skip
+    dataset = tmp_path / "lay.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "refusals"
+    result = run_rag("eval", str(dataset), "--out", str(out), env=eval_env)
+    assert result.returncode == 0, result.stderr
+    run = json.loads((out / "report.json").read_text())["runs"][0]
+    lay = next(q for q in run["per_question"] if q["id"] == "lay-1")
+    assert lay["refused"] and lay["refusal"].startswith("the gate: score ") and len(lay["nearest"]) == 3
+    shown = "002_bf171d658999aba6#15" in lay["nearest"]
+    assert run["metrics"]["nearest_gold_rate"] == float(shown)
+    expected = "gold among the closest papers shown" if shown else "gold not among the closest papers shown"
+    assert "refused an answerable question (the gate: score " in (out / "report.md").read_text()
+    assert expected in (out / "report.md").read_text()
 
 
 def test_an_interrupted_run_resumes_where_it_stopped(eval_env, tmp_path) -> None:

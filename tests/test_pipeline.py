@@ -5,8 +5,10 @@ fallback, a model failing mid-answer, chat condensing, summaries, events and sta
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from conftest import ROOT
 from scripted import ScriptedLLM
 
 from rag.answer.events import Event, Note, Sentence, Token
@@ -266,13 +268,68 @@ def test_api_answers_quote_their_source_and_the_users_model_judges_them(scripted
         ("not_enough_info", None, ""),
         ("supported", 1, "SAM can improve adversarial robustness notably"),  # a judge's slip: no such number
     )
-    judged, llm = scripted(answer_text, recorded)
+    judged, llm = scripted("", answer_text, recorded)  # an API backend rewrites first: here nothing usable
     data = judged.ask(SAM_QUESTION, "openai-compatible").contract()
-    assert "character for character" in llm.calls[0][0]["content"]  # the quoting prompt
-    judge_prompt = llm.calls[1][0]["content"]
+    assert data["searched"] == [SAM_QUESTION]
+    assert "character for character" in llm.calls[1][0]["content"]  # the quoting prompt
+    judge_prompt = llm.calls[2][0]["content"]
     assert 'said to rest on [1]: "we find that using SAM alone can improve adversarial robustness"' in judge_prompt
     assert data["answer"] == f"{PARAPHRASE} [1]."
     assert data["citations"][0]["quote"] == "we find that using SAM alone can improve adversarial robustness"
     assert data["verifier"]["dropped"] == 2  # the overclaim (judge) and the number (the exact checks overrule it)
     local, _ = scripted(f"{SAM_FINDING} [1].")
     assert local.ask(SAM_QUESTION, "local").verifier.kept == 1 and len(_.calls) == 1  # local: the bundled judge
+
+
+def recorded_rewrite(question: str) -> str:
+    """The reply a capable API model gave to prompts/rewrite_question.txt for this question, recorded once
+    (eval/datasets/lay_questions/rewrites_recorded.jsonl): no such model can be reached here."""
+    path = ROOT / "eval" / "datasets" / "lay_questions" / "rewrites_recorded.jsonl"
+    return next(r["reply"] for r in map(json.loads, path.read_text().splitlines()) if r["question"] == question)
+
+
+def test_a_plain_worded_question_is_found_through_the_models_rewrite(seeds_settings, engine) -> None:
+    """Decisions with a recorded rewrite of a capable model: "Is there a way to tell whether a text was written by
+    ChatGPT?" is refused on the question's own words (the abstract says "machine-generated" and "human-authored");
+    searched with the model's rewrites too, it passes the gate and the abstract reaches the answering model."""
+    question = "Is there a way to tell whether a text was written by ChatGPT?"
+    plain = engine.ask(question, "extractive")
+    assert plain.refused and plain.searched == [question]
+    rewrite = recorded_rewrite(question)
+    llm = ScriptedLLM(rewrite, "unused")
+    settings = seeds_settings.model_copy(update={"rewrite": "on"})
+    rewriting = Engine(settings, llm=llm, embedder=engine.library.embedder)
+    answer = rewriting.ask(question)
+    assert answer.searched == [question, *rewrite.splitlines()] and "rewrite" in answer.timings_ms
+    assert load_prompt("rewrite_question").format(question=question) == llm.calls[0][-1]["content"]
+    assert not answer.refused
+    prompt = llm.calls[1][-1]["content"]  # the answer prompt: the abstract the model reads, by its key sentence
+    gold = "002_bf171d658999aba6#15"  # "... distinguish between machine-generated and human-authored content"
+    first = re.search(r"^\[1\] \([^)]*\) (.+)$", prompt, re.MULTILINE)
+    assert first and first.group(1) in engine.library.abstracts([gold])[gold]
+
+
+def test_rewrites_do_not_open_the_gate_to_an_off_corpus_question(seeds_settings, engine) -> None:
+    """A lay question no seed abstract answers (recorded rewrite of a capable model) stays refused."""
+    question = next(
+        r["question"]
+        for r in map(json.loads, (ROOT / "eval/datasets/lay_questions/tune.jsonl").read_text().splitlines())
+        if not r["answerable"]
+    )
+    llm = ScriptedLLM(recorded_rewrite(question), "unused")
+    rewriting = Engine(seeds_settings.model_copy(update={"rewrite": "on"}), llm=llm, embedder=engine.library.embedder)
+    answer = rewriting.ask(question)
+    assert answer.refused and len(answer.searched) == 5 and len(llm.calls) == 1  # rewritten, then refused
+
+
+def test_rewriting_is_off_for_the_bundled_model_by_default_and_a_useless_reply_is_ignored(scripted) -> None:
+    engine, llm = scripted(f"{SAM_FINDING} [1].")
+    answer = engine.ask(SAM_QUESTION)  # RAG_REWRITE=auto: only an API model rewrites
+    assert answer.searched == [SAM_QUESTION] and "rewrite" not in answer.timings_ms and len(llm.calls) == 1
+    from rag.answer.rewrite import parse_rewrites
+
+    assert parse_rewrites('1. sharpness-aware minimization robustness\n- "SAM adversarial"\nok\n', "q") == [
+        "sharpness-aware minimization robustness",
+        "SAM adversarial",
+    ]
+    assert parse_rewrites(SAM_QUESTION, SAM_QUESTION) == []

@@ -135,6 +135,8 @@ def test_a_follow_up_is_answered_from_the_conversation_and_a_refusal_is_a_normal
     )
     assert refusal.choices[0].message.content == "The indexed abstracts do not answer this question."
     assert refusal.model_dump()["citations"] == [] and refusal.choices[0].message.annotations in (None, [])
+    nearest = refusal.model_dump()["nearest"]
+    assert len(nearest) == 3 and all(paper["sentence"] and paper["terms"] for paper in nearest)
 
 
 def test_models_search_stats_and_errors(service) -> None:

@@ -138,6 +138,18 @@ def test_ask_open_citation_and_follow_up(page) -> None:
     page.wait_for_function("!document.querySelector('#chat').innerText.includes('residue')")
 
 
+def test_a_refusal_shows_the_closest_papers_not_as_support(page) -> None:
+    page.fill("#question textarea", "How long should sourdough bread ferment at high altitude?")
+    page.press("#question textarea", "Enter")
+    page.wait_for_selector("#sources details.nearest[id^='near-t1-']", timeout=120_000)
+    assert "do not answer" in page.locator("#chat [data-testid='bot']").last.inner_text()
+    panel = page.locator("#sources")
+    assert "not support for an answer" in panel.inner_text() and panel.locator("details.nearest").count() == 3
+    first = panel.locator("details.nearest").first
+    assert first.get_attribute("open") is not None and "Words to try" in first.inner_text()
+    assert panel.locator("mark").count() == 0 and page.locator("#chat a.cite").count() == 0  # nothing cited
+
+
 def test_summarize_view(page) -> None:
     page.get_by_role("tab", name="Summarize").click()
     page.fill("#topic textarea", "adversarial robustness")

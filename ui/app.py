@@ -43,6 +43,9 @@ CSS = """
 .source { margin: 0.4em 0; }
 .source summary { cursor: pointer; }
 .note { color: #b45309; }
+.nearest-head { font-weight: 600; }
+.nearest { margin: 0.4em 0; border-left: 3px dashed #9ca3af; padding-left: 0.5em; }
+.nearest .closest { color: #4b5563; }
 mark { background: #fde68a; }
 #chat, #sources, #summary, #summary-sources, #verifier-note, #corpus-line, #library { overflow-wrap: anywhere; }
 """

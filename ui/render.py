@@ -68,6 +68,8 @@ def highlight(abstract: str, quote: str) -> str:
 def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
     """The sources panel for one answer (its contract plus the cited abstracts): one collapsible entry per
     citation; opening it shows the whole abstract with the supporting quote marked."""
+    if record and record.get("nearest") and not record["citations"]:
+        return nearest_html(record["nearest"], prefix)
     if not record or not record["citations"]:
         return '<div class="sources-empty">Sources of the latest answer appear here.</div>'
     items = []
@@ -86,9 +88,30 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
     return note + "".join(items)
 
 
+def nearest_html(nearest: list[dict[str, Any]], prefix: str = "") -> str:
+    """With a refusal: the papers that came closest, each with its closest sentence and words to try, under a
+    heading that says they are not support."""
+    items = []
+    for i, paper in enumerate(nearest, start=1):
+        label = html.escape(paper["title"] or paper["doc_id"])
+        place = html.escape(where(paper["venue"], paper["year"]))
+        url = web_url(paper["url"])
+        link = f'<a href="{html.escape(url)}" rel="noopener noreferrer" target="_blank">link</a>' if url else ""
+        terms = ", ".join(f"<b>{html.escape(t)}</b>" for t in paper["terms"])
+        tries = f'<p class="try">Words to try: {terms}</p>' if terms else ""
+        items.append(
+            f'<details class="nearest" id="near-{prefix}{i}" open><summary>{place} · {label} · '
+            f"<code>{html.escape(paper['doc_id'])}</code></summary>"
+            f'<p class="closest">“{html.escape(paper["sentence"])}”</p>{tries}{link}</details>'
+        )
+    head = "No abstract answers this. The closest papers, <em>not support for an answer</em>:"
+    return f'<div class="nearest-papers"><p class="nearest-head">{head}</p>{"".join(items)}</div>'
+
+
 def verifier_note(answer: Answer) -> str:
-    """A visible line when the verifier changed the answer or it fell back to extractive; a contradicted sentence
-    is shown with the words of the abstract that contradict it. Markdown, with corpus text escaped."""
+    """What was searched for besides the question, and a visible line when the verifier changed the answer or it
+    fell back to extractive; a contradicted sentence is shown with the words of the abstract that contradict it.
+    Markdown, with corpus text escaped."""
     report = answer.verifier
     contradicted = [d for d in report.dropped_sentences if d.kind == "contradicted"]
     parts = []
@@ -101,7 +124,14 @@ def verifier_note(answer: Answer) -> str:
         parts.append(f"{report.reattributed} sentence(s) re-attributed to the abstract that supports them")
     if report.fallback:
         parts.append("answer assembled from verbatim sentences (extractive)")
-    return ("Verifier: " + "; ".join(parts) + ".") if parts else ""
+    note = ("Verifier: " + "; ".join(parts) + ".") if parts else ""
+    return "\n\n".join(line for line in (searched_line(answer), note) if line)
+
+
+def searched_line(answer: Answer) -> str:
+    """What retrieval searched for besides the question, when the LLM rewrote it (RAG_REWRITE)."""
+    rewrites = answer.searched[1:]
+    return ("Also searched for: " + "; ".join(f"“{markdown_text(r)}”" for r in rewrites) + ".") if rewrites else ""
 
 
 def markdown_text(text: str) -> str:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 RETRIEVAL_METRICS = ("recall@1", "recall@5", "recall@10", "mrr", "ndcg@10")
 HIGHER_IS_BETTER = (
     *RETRIEVAL_METRICS, "citation_precision", "citation_recall", "support_rate", "answered_rate", "refusal_rate",
-    "must_contain", "decision_accuracy", "kept_support", "balanced_accuracy",
+    "nearest_gold_rate", "must_contain", "decision_accuracy", "kept_support", "balanced_accuracy",
 )  # fmt: skip
 STAGES = ("retrieve", "focus", "generate", "verify", "fallback", "total")
 DECISION = re.compile(r"\b(yes|no|maybe)\b", re.IGNORECASE)
@@ -139,12 +139,20 @@ def answer_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
         "support_rate": supported / sentences if sentences else None,
         "answered_rate": sum(not r["refused"] for r in answerable) / len(answerable) if answerable else None,
         "refusal_rate": sum(r["refused"] for r in unanswerable) / len(unanswerable) if unanswerable else None,
+        "nearest_gold_rate": nearest_gold_rate(answerable),
         "must_contain": sum(checks) / len(checks) if checks else None,
         "latency_ms": {stage: percentiles([r["timings_ms"].get(stage) for r in results]) for stage in STAGES},
     }
     if decisions:
         metrics["decision_accuracy"] = sum(decisions) / len(decisions)
     return metrics
+
+
+def nearest_gold_rate(answerable: list[dict[str, Any]]) -> float | None:
+    """Of the answerable questions refused, the share whose gold paper was among the closest papers shown."""
+    refused = [r for r in answerable if r["refused"] and r["gold"]]
+    shown = sum(bool(set(r.get("nearest", [])) & set(r["gold"])) for r in refused)
+    return shown / len(refused) if refused else None
 
 
 def percentiles(values: list[float | None]) -> dict[str, float | None]:
@@ -186,11 +194,22 @@ def evaluate_question(engine: Engine, run: RunConfig, row: dict[str, Any], retri
         note=data["note"],
         timings_ms=data["timings_ms"],
         must_contain_hits=must_contain_hits(data["answer"], row.get("must_contain", [])),
+        nearest=[paper["doc_id"] for paper in data["nearest"]],
     )
+    if data["refused"]:
+        result["refusal"] = refusal_reason(engine, row["question"], data)
     if run.decide and row.get("final_decision"):
         result["decision"] = decide(engine, run, row, answer)
         result["decision_correct"] = result["decision"] == row["final_decision"]
     return result
+
+
+def refusal_reason(engine: Engine, question: str, data: dict[str, Any]) -> str:
+    """Why a question was refused: the gate (its score and threshold), or nothing that could be verified."""
+    if {"generate", "fallback"} & set(data["timings_ms"]):
+        return "no sentence written or quoted could be verified"
+    score, threshold = engine.pipeline.addressed(question), engine.pipeline.refusal_threshold
+    return f"the gate: score {score:.3f} below {threshold:.3f}"
 
 
 def decide(engine: Engine, run: RunConfig, row: dict[str, Any], answer: Answer) -> str | None:

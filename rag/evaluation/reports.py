@@ -11,8 +11,8 @@ from rag.evaluation.harness import CLAIM_LABELS, HIGHER_IS_BETTER, RETRIEVAL_MET
 
 TABLE_METRICS = (
     *RETRIEVAL_METRICS, "citation_precision", "citation_recall", "support_rate", "answered_rate", "refusal_rate",
-    "must_contain", "decision_accuracy", "kept_support", "kept_contradict", "kept_nei", "accused_support",
-    "accused_contradict", "accused_nei", "balanced_accuracy",
+    "nearest_gold_rate", "must_contain", "decision_accuracy", "kept_support", "kept_contradict", "kept_nei",
+    "accused_support", "accused_contradict", "accused_nei", "balanced_accuracy",
 )  # fmt: skip
 TOLERANCE = 0.01  # a quality metric that falls by more than this is a regression
 LATENCY_TOLERANCE = 1.10  # a p50 latency that grows by more than 10 % is a regression
@@ -93,7 +93,12 @@ def problems_of(q: dict[str, Any]) -> list[str]:
         found.append(f"gold {', '.join(missing)} not in the top 5")
     if "refused" in q:
         if q["answerable"] and q["refused"]:
-            found.append("refused an answerable question")
+            shown = (
+                "gold among the closest papers shown"
+                if set(q.get("nearest", [])) & set(q["gold"])
+                else ("gold not among the closest papers shown")
+            )
+            found.append(f"refused an answerable question ({q.get('refusal', 'refused')}; {shown})")
         if not q["answerable"] and not q["refused"]:
             found.append(f"answered an unanswerable question (cited {', '.join(q['cited']) or 'nothing'})")
         wrong = [c for c in q["cited"] if q["answerable"] and c not in q["gold"]]

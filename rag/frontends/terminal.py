@@ -22,6 +22,8 @@ def print_sources(answer: Answer, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     if answer.note:
         print(f"\nNote: {terminal_safe(answer.note)}", file=out)
+    if answer.nearest:
+        print_nearest(answer, out)
     if not answer.citations:
         return
     print("\nSources:", file=out)
@@ -29,6 +31,16 @@ def print_sources(answer: Answer, out: TextIO | None = None) -> None:
         line = f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}"
         print(terminal_safe(line), file=out)
         print(f'      "{terminal_safe(c.quote)}"', file=out)
+
+
+def print_nearest(answer: Answer, out: TextIO) -> None:
+    print("\nClosest papers (they do not answer it; ask again in their words?):", file=out)
+    for paper in answer.nearest:
+        title = f" · {paper.title}" if paper.title else ""
+        print(terminal_safe(f"  - {where(paper.venue, paper.year)} · {paper.doc_id}{title}"), file=out)
+        print(f'      "{terminal_safe(paper.sentence)}"', file=out)
+        if paper.terms:
+            print(f"      words to try: {terminal_safe(', '.join(paper.terms))}", file=out)
 
 
 def answer_to_terminal(events: Iterator[Event | Answer]) -> Answer:

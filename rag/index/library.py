@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,14 @@ class Library:
         query = Query.of(query)
         question = check_question(query.text, self.settings.max_question_chars)  # before any model loads
         return self.retriever.search(query, self.query_vector(question))
+
+    def fused(self, rankings: list[list[SearchResult]], k: int) -> list[SearchResult]:
+        """Several rankings of abstracts (the searches for a question and its rewrites) as one, by reciprocal-rank
+        fusion (RAG_RRF_K), each ranking counting the same; the top k."""
+        from rag.index.retriever import fuse
+
+        ranked = fuse(rankings, (1.0,) * len(rankings), self.settings.rrf_k)[:k]  # type: ignore[arg-type]
+        return [replace(result, rank=rank, score=score) for rank, (result, score) in enumerate(ranked, start=1)]
 
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words with their rarity in the index (BM25's idf), for relevance scores."""

@@ -177,13 +177,18 @@ OPPOSITES = [
 ]  # fmt: skip
 
 
-def reverse_finding(text: str, rng: random.Random) -> str | None:
-    options = [(a, b) for a, b in OPPOSITES if re.search(rf"\b{a}\b", text, re.I)]
-    options += [(b, a) for a, b in OPPOSITES if re.search(rf"\b{b}\b", text, re.I)]
+def swap_words(text: str, pairs: list[tuple[str, str]], rng: random.Random) -> str | None:
+    """The text with one word of a pair it holds (either way round, chosen at random) replaced by the other."""
+    options = [(a, b) for a, b in pairs if re.search(rf"\b{a}\b", text, re.I)]
+    options += [(b, a) for a, b in pairs if re.search(rf"\b{b}\b", text, re.I)]
     if not options:
         return None
     a, b = rng.choice(options)
     return re.sub(rf"\b{re.escape(a)}\b", b, text, count=1, flags=re.I)
+
+
+def reverse_finding(text: str, rng: random.Random) -> str | None:
+    return swap_words(text, OPPOSITES, rng)
 
 
 NEGATION_REMOVED = [

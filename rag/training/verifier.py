@@ -145,12 +145,9 @@ def negate(sentence: str, rng: random.Random) -> str | None:
 
 
 def swap_direction(sentence: str, rng: random.Random) -> str | None:
-    options = [(a, b) for a, b in DIRECTIONS if re.search(rf"\b{a}\b", sentence, re.I)]
-    options += [(b, a) for a, b in DIRECTIONS if re.search(rf"\b{b}\b", sentence, re.I)]
-    if not options:
-        return None
-    a, b = rng.choice(options)
-    return re.sub(rf"\b{re.escape(a)}\b", b, sentence, count=1, flags=re.I)
+    from rag.training.answer_pairs import swap_words
+
+    return swap_words(sentence, DIRECTIONS, rng)
 
 
 def change_number(sentence: str, rng: random.Random) -> str | None:

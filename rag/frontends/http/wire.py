@@ -112,10 +112,11 @@ def completion(answer: Answer, model: str, ident: str, created: int) -> dict[str
 
 
 def answer_extras(answer: Answer) -> dict[str, Any]:
-    """The top-level fields beside OpenAI's: the citation records and the answer sentence by sentence, each
-    `verified` or not (RAG_UNVERIFIED=show; an unverified sentence has no marker, so no annotation)."""
+    """The top-level fields beside OpenAI's: the citation records, the answer sentence by sentence, each
+    `verified` or not (RAG_UNVERIFIED=show; an unverified sentence has no marker, so no annotation), with a
+    refusal the papers that came closest, and what was searched for."""
     contract = answer.contract()
-    return {"citations": contract["citations"], "sentences": contract["sentences"]}
+    return {key: contract[key] for key in ("citations", "sentences", "nearest", "searched")}
 
 
 def chunk(ident: str, created: int, model: str, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:

@@ -1,0 +1,107 @@
+"""Benchmark: plain-worded questions with and without question rewriting. Prints a Markdown table.
+
+    .venv/bin/python benchmarks/rewrite_quality.py --data-dir /tmp/ap-idx \
+        eval/datasets/lay_questions/tune.jsonl eval/datasets/lay_questions/heldout.jsonl
+    .venv/bin/python benchmarks/rewrite_quality.py --live local --data-dir /tmp/seeds-idx eval/datasets/seeds_qa.jsonl
+
+Without rewriting: the extractive backend. With recorded rewrites: the rewrite of each question is the reply a
+capable API model gave to prompts/rewrite_question.txt, recorded once (eval/datasets/lay_questions/
+rewrites_recorded.jsonl; no such model can be reached here), and the answer is then assembled extractively from the
+fused retrieval, so refusals, citations and nearest papers are the pipeline's own. `--live BACKEND` runs the real
+rewrite call of that backend (the bundled model, or a server) to time it: it reports what the rewrite adds.
+
+Per set: answerable refused, of those the share whose gold paper was among the nearest papers shown, unanswerable
+answered, citation precision (cited abstracts that are gold), and must_contain hits on answerable questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = ROOT / "eval" / "datasets" / "lay_questions" / "rewrites_recorded.jsonl"
+
+
+class RecordedRewrites:
+    """An LLM that answers the rewrite prompt with the recorded reply for the question and fails to write an answer
+    (the pipeline then assembles it extractively)."""
+
+    name = "recorded"
+    context_size = 4096
+
+    def __init__(self, replies: dict[str, str]) -> None:
+        self.replies = replies
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
+        prompt = messages[-1]["content"]
+        question = prompt.rsplit("Question:", 1)[-1].strip()
+        return self.replies.get(question, "")
+
+    def stream(self, messages, max_tokens, choices=None):  # type: ignore[no-untyped-def]
+        from rag.answer.llm import LLMError
+
+        raise LLMError("recorded rewrites only: the answer is assembled extractively")
+        yield ""  # a generator
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def warm_up(self, system_prompt: str) -> None:
+        """Nothing to load."""
+
+
+def score(rows: list[dict], answers: list) -> dict[str, float | None]:  # type: ignore[type-arg]
+    answerable = [(r, a) for r, a in zip(rows, answers, strict=True) if r["answerable"]]
+    unanswerable = [a for r, a in zip(rows, answers, strict=True) if not r["answerable"]]
+    refused = [(r, a) for r, a in answerable if a.refused]
+    cited = [(c.doc_id, r["gold"]) for r, a in answerable for c in a.citations]
+    hits = [any(alt.lower() in a.answer.lower() for alt in entry.split("|"))
+            for r, a in answerable if not a.refused for entry in r.get("must_contain", [])]  # fmt: skip
+    shown = [bool({p.doc_id for p in a.nearest} & set(r["gold"])) for r, a in refused]
+    return {
+        "answerable refused": len(refused) / len(answerable) if answerable else None,
+        "gold among nearest (refused)": sum(shown) / len(shown) if shown else None,
+        "unanswerable answered": sum(not a.refused for a in unanswerable) / len(unanswerable) if unanswerable else None,
+        "citation precision": sum(d in g for d, g in cited) / len(cited) if cited else None,
+        "must_contain (answered)": sum(hits) / len(hits) if hits else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("datasets", type=Path, nargs="+")
+    parser.add_argument("--data-dir", type=Path, required=True, help="an index holding the datasets' abstracts")
+    parser.add_argument("--live", help="time the real rewrite call of this backend instead")
+    args = parser.parse_args()
+    from rag.engine import Engine
+    from rag.settings import Settings
+
+    settings = Settings(data_dir=args.data_dir)
+    plain = Engine(settings.model_copy(update={"rewrite": "off"}))
+    if args.live:
+        live = Engine(settings.model_copy(update={"rewrite": "on"}), embedder=plain.library.embedder)
+        for path in args.datasets:
+            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            times = [live.ask(r["question"], args.live).timings_ms.get("rewrite", 0.0) for r in rows]
+            print(f"| {path.parent.name}/{path.name} | {args.live} | rewrite p50 {statistics.median(times):.0f} ms | "
+                  f"max {max(times):.0f} ms | {len(rows)} questions |")  # fmt: skip
+        return
+    replies = {json.loads(line)["question"]: json.loads(line)["reply"] for line in RECORDED.read_text().splitlines()}
+    rewriting = Engine(settings.model_copy(update={"rewrite": "on"}), llm=RecordedRewrites(replies),  # type: ignore[arg-type]
+                       embedder=plain.library.embedder)  # fmt: skip
+    names = list(score([], []))
+    print("| set | rewriting | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for path in args.datasets:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for label, engine, backend in (("none", plain, "extractive"), ("recorded API model", rewriting, "local")):
+            figures = score(rows, [engine.ask(r["question"], backend) for r in rows])
+            cells = " | ".join("-" if v is None else f"{v:.3f}" for v in figures.values())
+            print(f"| {path.parent.name}/{path.name} ({len(rows)}) | {label} | {cells} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
