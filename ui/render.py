@@ -77,8 +77,7 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
         abstract = record["abstracts"].get(c["doc_id"], c["quote"])
         label = c["title"] or " ".join(abstract.split()[:12]) + " …"
         place = html.escape(where(c["venue"], c["year"]))
-        url = web_url(c["url"])
-        link = f' · <a href="{html.escape(url)}" rel="noopener noreferrer" target="_blank">link</a>' if url else ""
+        link = paper_link(c["url"], " · ")
         items.append(
             f'<details class="source" id="src-{prefix}{c["n"]}"><summary><b>[{c["n"]}]</b> {place} · '
             f"{html.escape(label)} · <code>{html.escape(c['doc_id'])}</code></summary>"
@@ -88,6 +87,12 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
     return note + "".join(items)
 
 
+def paper_link(url: str | None, before: str = "") -> str:
+    """A paper's web page as a link that opens apart from the app (nothing for a url that is not a web one)."""
+    page = web_url(url)
+    return f'{before}<a href="{html.escape(page)}" rel="noopener noreferrer" target="_blank">link</a>' if page else ""
+
+
 def nearest_html(nearest: list[dict[str, Any]], prefix: str = "") -> str:
     """With a refusal: the papers that came closest, each with its closest sentence and words to try, under a
     heading that says they are not support."""
@@ -95,8 +100,7 @@ def nearest_html(nearest: list[dict[str, Any]], prefix: str = "") -> str:
     for i, paper in enumerate(nearest, start=1):
         label = html.escape(paper["title"] or paper["doc_id"])
         place = html.escape(where(paper["venue"], paper["year"]))
-        url = web_url(paper["url"])
-        link = f'<a href="{html.escape(url)}" rel="noopener noreferrer" target="_blank">link</a>' if url else ""
+        link = paper_link(paper["url"])
         terms = ", ".join(f"<b>{html.escape(t)}</b>" for t in paper["terms"])
         tries = f'<p class="try">Words to try: {terms}</p>' if terms else ""
         items.append(

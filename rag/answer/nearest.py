@@ -19,14 +19,6 @@ NEAREST = 3  # papers shown with a refusal
 TERMS = 4  # words to try, per paper
 
 
-def closest_distinct(sources: list[Source]) -> list[Source]:
-    """The first NEAREST sources of distinct papers, in retrieval order."""
-    chosen: dict[str, Source] = {}
-    for source in sources:
-        chosen.setdefault(source.doc_id, source)
-    return list(chosen.values())[:NEAREST]
-
-
 def nearest_papers(
     question: str, vector: np.ndarray, sources: list[Source], weights: Callable[[str], dict[str, float]]
 ) -> list[NearestPaper]:
@@ -46,12 +38,15 @@ def words_to_try(text: str, asked: set[str], weights: Callable[[str], dict[str, 
     """The words of the paper that the question does not use, as the paper writes them: those it repeats and the
     index rarely holds first (count times idf), so its topic comes before its rare asides."""
     weight = weights(text)
+    words = [w.strip("-") for w in WORD.findall(text)]
+    candidates = list(dict.fromkeys(w for w in words if len(w) >= 4))
+    stem_of = {w: stems[0] for w, stems in zip(candidates, tokenize(candidates), strict=True) if stems}
     counts: dict[str, int] = {}
     written: dict[str, str] = {}
-    for word in (w.strip("-") for w in WORD.findall(text)):
-        stems = tokenize([word])[0] if len(word) >= 4 else []
-        if stems and stems[0] not in asked:
-            counts[stems[0]] = counts.get(stems[0], 0) + 1
-            written.setdefault(stems[0], word if any(c.isupper() for c in word[1:]) else word.lower())
+    for word in words:
+        stem = stem_of.get(word)
+        if stem and stem not in asked:
+            counts[stem] = counts.get(stem, 0) + 1
+            written.setdefault(stem, word if any(c.isupper() for c in word[1:]) else word.lower())
     ranked = sorted(counts, key=lambda stem: -counts[stem] * weight.get(stem, 0.0))
     return [written[stem] for stem in ranked[:TERMS]]

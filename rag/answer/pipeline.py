@@ -25,7 +25,7 @@ from rag.answer.extractive import contributions, extractive_answer, extractive_s
 from rag.answer.injection import without_instructions
 from rag.answer.judges import Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
 from rag.answer.llm import LLM, LLMError, LLMs
-from rag.answer.nearest import closest_distinct, nearest_papers
+from rag.answer.nearest import NEAREST, nearest_papers
 from rag.answer.relevance import Question, TopicFilter, entailment_reader, gate_score, gate_threshold, question_terms
 from rag.answer.rewrite import rewrites
 from rag.answer.sources import Source
@@ -322,9 +322,10 @@ class Pipeline:
         with clock.stage("retrieve"):
             rankings = [self.library.search(request.query.about(text)) for text in searched]
             results = self.library.fused(rankings, len(rankings[0])) if len(rankings) > 1 else rankings[0]
-            sources = self.sources_for(results)
+            abstracts = self.library.abstracts(list({r.doc_id for ranking in rankings for r in ranking}))
+            sources = self.sources_for(results, abstracts)
             terms = self.question_terms(question)
-            answerable = self.gate(searched, rankings) >= self.refusal_threshold
+            answerable = self.gate(searched, terms, rankings, abstracts) >= self.refusal_threshold
         if not answerable:
             with clock.stage("nearest"):
                 nearest = self.nearest(question, sources)
@@ -365,19 +366,21 @@ class Pipeline:
             return False
         return setting == "on" or request.backend in API_BACKENDS
 
-    def gate(self, searched: list[str], rankings: list[list[SearchResult]]) -> float:
-        """The refusal gate's score: the best over the question and its rewrites, each on its own search. (Gating
-        on the question and the rewrite's abstract-style sentence only was tried on the lay tuning questions: 1 of
-        14 unanswerable answered instead of 2, but the seeds' "written by ChatGPT?" stays refused.)"""
-        abstracts = self.library.abstracts(list({r.doc_id for ranking in rankings for r in ranking}))
+    def gate(
+        self, searched: list[str], terms: QuestionTerms, rankings: list[list[SearchResult]], abstracts: dict[str, str]
+    ) -> float:
+        """The refusal gate's score: the best over the question (its `terms`) and its rewrites, each on its own
+        search. (Gating on the question and the rewrite's abstract-style sentence only was tried on the lay tuning
+        questions: 1 of 14 unanswerable answered instead of 2, but the seeds' "written by ChatGPT?" stays refused.)"""
+        weighted = [terms, *map(self.question_terms, searched[1:])]
         return max(
-            gate_score(text, self.question_terms(text), ranking, abstracts)
-            for text, ranking in zip(searched, rankings, strict=True)
+            gate_score(text, text_terms, ranking, abstracts)
+            for text, text_terms, ranking in zip(searched, weighted, rankings, strict=True)
         )
 
     def nearest(self, question: str, sources: list[Source]) -> list[NearestPaper]:
         """The papers that came closest to a refused question (rag/answer/nearest.py)."""
-        closest = closest_distinct(sources)
+        closest = sources[:NEAREST]  # distinct papers: a search gives each abstract once
         self.verifier.prepare(closest)
         return nearest_papers(question, self.library.query_vector(question), closest, self.library.term_weights)
 
@@ -401,8 +404,8 @@ class Pipeline:
         judge = self.verifier.judge
         return entailment_reader(judge.model, question) if isinstance(judge, ModelJudge) else None
 
-    def sources_for(self, results: list[SearchResult]) -> list[Source]:
-        abstracts = self.library.abstracts([r.doc_id for r in results])
+    def sources_for(self, results: list[SearchResult], abstracts: dict[str, str]) -> list[Source]:
+        """The results as numbered sources, each with its whole abstract (from `abstracts`, fetched once)."""
         return [
             Source(
                 i,

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from rag.answer.entailment import LABELS, MODEL_DIR
 from rag.corpus.loaders import read_jsonl
+from rag.training.answer_pairs import NAMED, answer_pairs, excluded_docs, swap_words, training_abstracts
 
 ROOT = Path(__file__).resolve().parents[2]  # the project folder
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -80,8 +81,6 @@ def overlap(a: str, b: str) -> float:
 
 def scifact_pairs(rng: random.Random) -> list[Pair]:
     """Claims with their rationales (supported / contradicted) and with sentences that are not evidence (NEI)."""
-    from rag.training.answer_pairs import excluded_docs
-
     skip, evaluated = held_out_ids(), excluded_docs()
     corpus = {d["doc_id"]: d["sentences"] for d in read_jsonl(SCIFACT / "corpus.jsonl")}
     pairs: list[Pair] = []
@@ -125,7 +124,6 @@ DIRECTIONS = [
     ("above", "below"), ("gain", "loss"), ("up-regulated", "down-regulated"), ("promotes", "inhibits"),
 ]  # fmt: skip
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
-NAMED = re.compile(r"\b[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*\b")
 LEADS = re.compile(
     r"^(in (this|the present|our) (study|paper|work|trial|analysis),?\s*|we (found|find|show|showed|report|"
     r"demonstrate|observed) that\s*|our (results|findings|data) (show|showed|suggest|indicate) that\s*|"
@@ -145,8 +143,6 @@ def negate(sentence: str, rng: random.Random) -> str | None:
 
 
 def swap_direction(sentence: str, rng: random.Random) -> str | None:
-    from rag.training.answer_pairs import swap_words
-
     return swap_words(sentence, DIRECTIONS, rng)
 
 
@@ -179,8 +175,6 @@ def shorten(sentence: str) -> str:
 
 
 def synthetic_pairs(count: int, rng: random.Random) -> list[Pair]:
-    from rag.training.answer_pairs import training_abstracts
-
     abstracts = list(training_abstracts().values())
     names = sorted({m.group() for a in abstracts[:2000] for s in a for m in NAMED.finditer(s) if len(m.group()) > 2})
     kinds: list[tuple[str, int, Callable[[str], str | None]]] = [
@@ -215,8 +209,6 @@ def synthetic_pairs(count: int, rng: random.Random) -> list[Pair]:
 
 
 def answer_style_pairs(count: int, rng: random.Random) -> list[Pair]:
-    from rag.training.answer_pairs import answer_pairs
-
     found = answer_pairs("train")
     labels = {"SUPPORT": SUPPORTED, "CONTRADICT": CONTRADICTED, "NEI": NEI}
     chosen = rng.sample(found, min(count, len(found)))
