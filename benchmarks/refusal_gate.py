@@ -10,9 +10,12 @@ The calibration set (fixed before tuning, never the independent set of eval/data
 - The seeds questions (eval/datasets/seeds_qa.jsonl, 44 answerable, 6 unanswerable), all in the tune part.
 - The paraphrased PubMedQA tuning questions (eval/datasets/pubmedqa_tune: 30 answerable, 6 unanswerable, worded
   away from their abstracts), all in the tune part.
+- With `--lay-dir` (an index of all PubMedQA and SciFact abstracts): the plain-worded questions of
+  eval/datasets/lay_questions, their tune part in the tune part, their held-out part scored only.
 The threshold chosen is the one with the fewest mistakes on the tune part, counting a refused answerable question
-twice (a false refusal hides an answer that exists; a false answer is still verified and cited). Without the
-directories, each corpus is ingested into a temporary index first (a few minutes).
+twice (a false refusal hides an answer that exists; a false answer is still verified and cited); then, by the same
+rule, the dense floor (a question whose closest abstract is at least that similar passes whatever its score).
+Without the directories, each corpus is ingested into a temporary index first (a few minutes).
 """
 
 from __future__ import annotations
@@ -44,47 +47,65 @@ def engine_for(data_dir: Path | None, corpus: Path):  # type: ignore[no-untyped-
     return Engine(settings)
 
 
-def score(engine, question: str, hidden: set[str]) -> float:  # type: ignore[no-untyped-def]
-    from rag.answer.relevance import gate_score, question_terms
+def score(engine, question: str, hidden: set[str]) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The gate's score and the closest abstract's similarity, with the `hidden` abstracts left out of the results."""
+    from rag.answer.relevance import closest_similarity, gate_score, question_terms
     from rag.records import Query
 
     library = engine.library
     results = [r for r in library.search(Query(question, 5 + len(hidden))) if r.doc_id not in hidden][:5]
     abstracts = library.abstracts([r.doc_id for r in results])
-    return gate_score(question, question_terms(question, library.term_weights(question)), results, abstracts)
+    gate = gate_score(question, question_terms(question, library.term_weights(question)), results, abstracts)
+    return {"score": gate, "similarity": closest_similarity(results)}
 
 
-def rows(pubmedqa, seeds) -> list[dict]:  # type: ignore[no-untyped-def]
+def rows(pubmedqa, seeds, lay=None) -> list[dict]:  # type: ignore[no-untyped-def]
     out = []
     for q in map(json.loads, (DATASETS / "pubmedqa" / "dev_questions.jsonl").read_text().splitlines()):
         answerable = digest(q["id"]) % 2 == 0
         hidden = set() if answerable else set(q["gold"])
         part = "check" if digest("part " + q["id"]) % 4 == 3 else "tune"
         out.append({"set": "pubmedqa", "part": part, "answerable": answerable,
-                    "score": score(pubmedqa, q["question"], hidden)})  # fmt: skip
+                    **score(pubmedqa, q["question"], hidden)})  # fmt: skip
     for name, engine, path in (("seeds", seeds, DATASETS / "seeds_qa.jsonl"),
                                ("paraphrased", pubmedqa, DATASETS / "pubmedqa_tune" / "questions.jsonl")):  # fmt: skip
         for q in map(json.loads, path.read_text().splitlines()):
             out.append({"set": name, "part": "tune", "answerable": q.get("answerable", True),
-                        "score": score(engine, q["question"], set())})  # fmt: skip
+                        **score(engine, q["question"], set())})  # fmt: skip
+    for part, name in (("tune", "tune"), ("check", "heldout")) if lay is not None else ():
+        for q in map(json.loads, (DATASETS / "lay_questions" / f"{name}.jsonl").read_text().splitlines()):
+            out.append({"set": "lay", "part": part, "answerable": q["answerable"], **score(lay, q["question"], set())})
     return out
 
 
-def mistakes(rows: list[dict], threshold: float) -> tuple[int, int]:
+OFF = 1.01  # a dense floor no similarity reaches
+
+
+def mistakes(rows: list[dict], threshold: float, floor: float = OFF) -> tuple[int, int]:
     """(answerable questions refused, unanswerable questions answered)."""
-    refused = sum(r["answerable"] and r["score"] < threshold for r in rows)
-    answered = sum(not r["answerable"] and r["score"] >= threshold for r in rows)
+    passes = [r["score"] >= threshold or r["similarity"] >= floor for r in rows]
+    refused = sum(r["answerable"] and not p for r, p in zip(rows, passes, strict=True))
+    answered = sum(not r["answerable"] and p for r, p in zip(rows, passes, strict=True))
     return refused, answered
 
 
-def choose(rows: list[dict]) -> float:
-    candidates = sorted({round(r["score"], 3) for r in rows})
-    return min(candidates, key=lambda t: (FALSE_REFUSAL_COST * mistakes(rows, t)[0] + mistakes(rows, t)[1], t))
+def cost(rows: list[dict], threshold: float, floor: float = OFF) -> int:
+    refused, answered = mistakes(rows, threshold, floor)
+    return FALSE_REFUSAL_COST * refused + answered
+
+
+def choose(rows: list[dict], threshold: float | None = None, floor: float | None = None) -> tuple[float, float]:
+    """The threshold and dense floor with the fewest mistakes together (of equals, the highest of each: the least
+    lenient); either one fixed when given."""
+    thresholds = [threshold] if threshold is not None else sorted({round(r["score"], 3) for r in rows})
+    floors = [floor] if floor is not None else [*sorted({round(r["similarity"], 2) for r in rows}), OFF]
+    return min(((t, f) for t in thresholds for f in floors), key=lambda tf: (cost(rows, *tf), -tf[1], -tf[0]))
 
 
 def add_index_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pubmedqa-dir", type=Path, help="an index of eval/datasets/pubmedqa/corpus.jsonl")
     parser.add_argument("--seeds-dir", type=Path, help="an index of seeds/")
+    parser.add_argument("--lay-dir", type=Path, help="an index of all PubMedQA and SciFact abstracts (lay questions)")
 
 
 def pubmedqa_and_seeds(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -94,27 +115,30 @@ def pubmedqa_and_seeds(args: argparse.Namespace):  # type: ignore[no-untyped-def
 
 
 def main() -> None:
-    from rag.answer.relevance import gate_threshold
+    from rag.answer.relevance import dense_floor, gate_threshold
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_index_options(parser)
     parser.add_argument("--threshold", type=float, help="score this threshold instead of choosing one")
+    parser.add_argument("--floor", type=float, help="score this dense floor instead of choosing one (1.01: none)")
     args = parser.parse_args()
     pubmedqa, seeds = pubmedqa_and_seeds(args)
-    data = rows(pubmedqa, seeds)
+    lay = engine_for(args.lay_dir, DATASETS / "pubmedqa" / "corpus.jsonl") if args.lay_dir else None
+    data = rows(pubmedqa, seeds, lay)
     tune = [r for r in data if r["part"] == "tune"]
-    threshold = args.threshold if args.threshold is not None else choose(tune)
+    threshold, floor = choose(tune, args.threshold, args.floor)
     precision = pubmedqa.library.embedder.precision
     print(
-        f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold} ({precision} embeddings; the default for them is "
-        f"{gate_threshold(None, precision)})\n"
+        f"\n## Refusal gate at RAG_REFUSAL_THRESHOLD={threshold}, RAG_REFUSAL_DENSE_FLOOR={floor} ({precision} "
+        f"embeddings; the defaults for them are {gate_threshold(None, precision)} and {dense_floor(None, precision)})\n"
     )
     print("| part | answerable | refused (false refusals) | unanswerable | answered (false answers) |")
     print("|---|---|---|---|---|")
-    check = [r for r in data if r["part"] == "check"]
-    by_set = [(f"tune: {n}", [r for r in tune if r["set"] == n]) for n in ("pubmedqa", "seeds", "paraphrased")]
-    for name, part in (("tune", tune), *by_set, ("check (pubmedqa)", check)):
-        refused, answered = mistakes(part, threshold)
+    by_set = [(f"{p}: {n}", [r for r in data if r["part"] == p and r["set"] == n])
+              for p, n in (("tune", "pubmedqa"), ("tune", "seeds"), ("tune", "paraphrased"), ("tune", "lay"),
+                           ("check", "pubmedqa"), ("check", "lay"))]  # fmt: skip
+    for name, part in (("tune", tune), *((n, p) for n, p in by_set if p)):
+        refused, answered = mistakes(part, threshold, floor)
         n_ans = sum(r["answerable"] for r in part)
         n_un = len(part) - n_ans
         print(f"| {name} | {n_ans} | {refused} ({refused / max(n_ans, 1):.3f}) | {n_un} | "

@@ -10,6 +10,10 @@ rewrites_recorded.jsonl; no such model can be reached here), and the answer is t
 fused retrieval, so refusals, citations and nearest papers are the pipeline's own. `--live BACKEND` runs the real
 rewrite call of that backend (the bundled model, or a server) to time it: it reports what the rewrite adds.
 
+`--rerank-model DIR` adds the runs with that reranker (RAG_RERANK_MODEL), its gate threshold chosen on the first
+dataset given (the tune part: the fewest answerable refused plus unanswerable answered, without rewriting) unless
+`--rerank-threshold` sets it.
+
 Per set: answerable refused, of those the share whose gold paper was among the nearest papers shown, unanswerable
 answered, citation precision (cited abstracts that are gold), and must_contain hits on answerable questions.
 """
@@ -17,6 +21,7 @@ answered, citation precision (cited abstracts that are gold), and must_contain h
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 from pathlib import Path
@@ -70,11 +75,30 @@ def score(rows: list[dict], answers: list) -> dict[str, float | None]:  # type: 
     }
 
 
+def calibrated(engine, rows: list[dict]) -> float:  # type: ignore[no-untyped-def]
+    """The rerank threshold with the fewest answerable refused plus unanswerable answered on `rows` (the midpoint
+    between neighbouring best scores; the higher of equals)."""
+    from rag.answer.rerank import rerank
+    from rag.records import Query
+
+    pipeline = engine.pipeline
+    best = []
+    for r in rows:
+        results = engine.library.search(Query(r["question"], k=engine.settings.rerank_candidates))
+        best.append((rerank(pipeline.reranker, r["question"], results, 1).best or 0.0, r["answerable"]))
+    scores = sorted({b for b, _ in best})
+    cuts = [0.0] + [(a + b) / 2 for a, b in itertools.pairwise(scores)] + [1.0]
+    errors = {cut: sum((b < cut) == answerable for b, answerable in best) for cut in cuts}
+    return min(cuts, key=lambda cut: (errors[cut], -cut))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("datasets", type=Path, nargs="+")
     parser.add_argument("--data-dir", type=Path, required=True, help="an index holding the datasets' abstracts")
     parser.add_argument("--live", help="time the real rewrite call of this backend instead")
+    parser.add_argument("--rerank-model", type=Path, help="also run with this reranker folder (RAG_RERANK_MODEL)")
+    parser.add_argument("--rerank-threshold", type=float, help="its gate threshold (default: chosen on the first set)")
     args = parser.parse_args()
     from rag.engine import Engine
     from rag.settings import Settings
@@ -92,12 +116,29 @@ def main() -> None:
     replies = {json.loads(line)["question"]: json.loads(line)["reply"] for line in RECORDED.read_text().splitlines()}
     rewriting = Engine(settings.model_copy(update={"rewrite": "on"}), llm=RecordedRewrites(replies),  # type: ignore[arg-type]
                        embedder=plain.library.embedder)  # fmt: skip
+    runs = [("none", plain, "extractive"), ("recorded API model", rewriting, "local")]
+    if args.rerank_model:
+        reranking = {"rerank_model": args.rerank_model}
+        first = [json.loads(line) for line in args.datasets[0].read_text().splitlines() if line.strip()]
+        calibrating = Engine(settings.model_copy(update=reranking), embedder=plain.library.embedder)
+        threshold = args.rerank_threshold
+        if threshold is None:
+            threshold = calibrated(calibrating, first)
+        print(f"rerank threshold {threshold:.4f}" + (" (given)" if args.rerank_threshold is not None else
+              f" (chosen on {args.datasets[0]})"))  # fmt: skip
+        reranking["rerank_threshold"] = threshold
+        runs += [
+            ("none, reranked", Engine(settings.model_copy(update={**reranking, "rewrite": "off"}),
+                                      embedder=plain.library.embedder), "extractive"),
+            ("recorded API model, reranked", Engine(settings.model_copy(update={**reranking, "rewrite": "on"}),
+             llm=RecordedRewrites(replies), embedder=plain.library.embedder), "local"),  # type: ignore[arg-type]
+        ]  # fmt: skip
     names = list(score([], []))
     print("| set | rewriting | " + " | ".join(names) + " |")
     print("|---|---|" + "---|" * len(names))
     for path in args.datasets:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        for label, engine, backend in (("none", plain, "extractive"), ("recorded API model", rewriting, "local")):
+        for label, engine, backend in runs:
             figures = score(rows, [engine.ask(r["question"], backend) for r in rows])
             cells = " | ".join("-" if v is None else f"{v:.3f}" for v in figures.values())
             print(f"| {path.parent.name}/{path.name} ({len(rows)}) | {label} | {cells} |", flush=True)

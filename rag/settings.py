@@ -68,9 +68,17 @@ class Settings(BaseSettings):
     keyword_weight: float = Field(1.0, ge=0, validation_alias=_env("RAG_KEYWORD_WEIGHT"))
     rrf_k: int = Field(60, ge=1, validation_alias=_env("RAG_RRF_K"))
     max_question_chars: int = Field(2000, ge=1, validation_alias=_env("RAG_MAX_QUESTION_CHARS"))
+    rerank_model: Path | None = Field(None, validation_alias=_env("RAG_RERANK_MODEL"))
+    rerank_base_url: str | None = Field(None, validation_alias=_env("RAG_RERANK_BASE_URL"))
+    rerank_api_model: str = Field("", validation_alias=_env("RAG_RERANK_API_MODEL"))
+    rerank_api_key: str | None = Field(None, validation_alias=_env("RAG_RERANK_API_KEY"))
+    rerank_candidates: int = Field(20, ge=1, le=200, validation_alias=_env("RAG_RERANK_CANDIDATES"))
+    rerank_threshold: float = Field(0.5, ge=0, le=1, validation_alias=_env("RAG_RERANK_THRESHOLD"))
+    rerank_timeout_s: float = Field(10.0, gt=0, validation_alias=_env("RAG_RERANK_TIMEOUT"))
 
     # Answering and verification
     refusal_threshold: float | None = Field(None, ge=0, le=2, validation_alias=_env("RAG_REFUSAL_THRESHOLD"))
+    refusal_dense_floor: float | None = Field(None, ge=0, le=1, validation_alias=_env("RAG_REFUSAL_DENSE_FLOOR"))
     rewrite: Rewrite = Field("auto", validation_alias=_env("RAG_REWRITE"))
     verifier: VerifierKind = Field("auto", validation_alias=_env("RAG_VERIFIER"))
     verifier_model: Path | None = Field(None, validation_alias=_env("RAG_VERIFIER_MODEL"))

@@ -9,7 +9,14 @@ from scripted import ScriptedLLM
 
 from rag.answer.extractive import answering_scores, key_sentences
 from rag.answer.pipeline import OFF_TOPIC
-from rag.answer.relevance import REFUSAL_THRESHOLDS, Question, entailment_reader, gate_threshold, question_terms
+from rag.answer.relevance import (
+    DENSE_FLOORS,
+    REFUSAL_THRESHOLDS,
+    Question,
+    entailment_reader,
+    gate_threshold,
+    question_terms,
+)
 from rag.answer.sources import Source
 from rag.engine import Engine
 
@@ -33,13 +40,26 @@ def test_a_near_domain_question_the_index_cannot_answer_is_refused(engine: Engin
 
 
 def test_the_refusal_threshold_is_the_one_calibrated_for_the_embeddings_unless_set(engine: Engine, scripted) -> None:
-    # int8 vectors score a question's best abstract a little lower than fp32 ones: each precision has its threshold.
-    assert gate_threshold(None, "int8") < gate_threshold(None, "fp32") == REFUSAL_THRESHOLDS["fp32"]
+    # Each precision of the embeddings has its threshold, chosen on an index of that precision.
+    assert gate_threshold(None, "int8") != gate_threshold(None, "fp32") == REFUSAL_THRESHOLDS["fp32"]
     assert engine.pipeline.refusal_threshold == REFUSAL_THRESHOLDS[engine.library.embedder.precision]
     question = "Which optimizer gives vision transformers the best ImageNet accuracy?"  # refused above
     lenient, _ = scripted(refusal_threshold=engine.pipeline.addressed(question) - 0.01)  # RAG_REFUSAL_THRESHOLD
     assert lenient.pipeline.refusal_threshold < engine.pipeline.refusal_threshold
     assert not lenient.ask(question, "extractive").refused
+
+
+def test_a_question_in_plain_words_passes_on_its_closest_abstracts_similarity(engine: Engine, scripted) -> None:
+    # Plain words share few words with the abstract: the score stays under the threshold, the similarity does not.
+    question = "What did the papers find about making networks robust to attacks without retraining from scratch?"
+    score, similarity = engine.pipeline.gate_reading(question)
+    assert score < engine.pipeline.refusal_threshold
+    assert engine.pipeline.refusal_dense_floor == DENSE_FLOORS[engine.library.embedder.precision]
+    below, _ = scripted(refusal_dense_floor=similarity - 0.01)  # RAG_REFUSAL_DENSE_FLOOR
+    answer = below.ask(question, "extractive")
+    assert not answer.refused and SAM_DOC in {c.doc_id for c in answer.citations}
+    above, _ = scripted(refusal_dense_floor=similarity + 0.01)
+    assert above.ask(question, "extractive").refused
 
 
 def test_a_short_factual_question_with_a_number_is_answered_with_the_number(engine: Engine) -> None:

@@ -65,25 +65,33 @@ Agreement = Callable[[Path, Path], float]  # (fp32 model, int8 model) -> the sha
 
 @dataclass(frozen=True)
 class JudgeFolder:
-    """A checked folder: where it is, its checksum, its label per output column, and whether it has tokenizer.json
-    (else its tokenizer is converted to one beside the export)."""
+    """A checked folder: where it is, its checksum, its label per output column, whether it has tokenizer.json
+    (else its tokenizer is converted to one beside the export), and the setting that named it (a judge's, or a
+    reranker's: rag/answer/rerank.py)."""
 
     path: Path
     sha256: str
     columns: tuple[str, ...]  # the verifier's label of each of the model's outputs
     fast_tokenizer: bool = True
+    setting: str = "RAG_VERIFIER_MODEL"
 
     def export_dir(self, cache: Path) -> Path:
-        return cache / f"verifier-{self.sha256[:16]}"
+        kind = "verifier" if self.setting == "RAG_VERIFIER_MODEL" else "reranker"
+        return cache / f"{kind}-{self.sha256[:16]}"
 
     def tokenizer_dir(self, cache: Path) -> Path:
         """The folder whose tokenizer.json the judge reads: the model's own, or the converted one."""
         return self.path if self.fast_tokenizer else self.export_dir(cache)
 
 
-def inspect(folder: Path) -> JudgeFolder:
-    """The folder as a judge, or BadInput naming what is missing (one line)."""
-    where = f"RAG_VERIFIER_MODEL: {folder}"
+def inspect(
+    folder: Path,
+    setting: str = "RAG_VERIFIER_MODEL",
+    columns_of: Callable[[dict[int, str], str], tuple[str, ...]] | None = None,
+) -> JudgeFolder:
+    """The folder as a judge (or, with another `setting` and `columns_of`, another classifier: a reranker), or
+    BadInput naming what is missing (one line)."""
+    where = f"{setting}: {folder}"
     if not folder.is_dir():
         raise BadInput(f"{where} is not a folder")
     config_path = folder / "config.json"
@@ -102,7 +110,7 @@ def inspect(folder: Path) -> JudgeFolder:
         id2label = {int(i): str(name) for i, name in config["id2label"].items()}
     except (ValueError, KeyError, TypeError, AttributeError):
         raise BadInput(f"{where}: config.json has no id2label (not a classification model)") from None
-    columns = label_columns(id2label, where)
+    columns = (columns_of or label_columns)(id2label, where)
     weights = weight_files(folder, where)
     fast = (folder / "tokenizer.json").is_file()
     tokenizer = [folder / "tokenizer.json"] if fast else [folder / n for n in SLOW_TOKENIZER if (folder / n).is_file()]
@@ -112,7 +120,7 @@ def inspect(folder: Path) -> JudgeFolder:
     if not fast and needs and importlib.util.find_spec("sentencepiece") is None:
         raise BadInput(f"{where} has no tokenizer.json, and its {needs[0]} needs the sentencepiece package to be read: "
                        "save the tokenizer with tokenizer.json where you downloaded it (see the README)")  # fmt: skip
-    return JudgeFolder(folder.resolve(), checksum([config_path, *weights, *tokenizer]), columns, fast)
+    return JudgeFolder(folder.resolve(), checksum([config_path, *weights, *tokenizer]), columns, fast, setting)
 
 
 def weight_files(folder: Path, where: str) -> list[Path]:
@@ -172,7 +180,7 @@ def prepared(judge: JudgeFolder, cache: Path, agreement: Agreement) -> tuple[Pat
     folder = judge.export_dir(cache)
     fp32, int8, record = folder / "model.onnx", folder / "model-int8.onnx", folder / "model-int8.json"
     if not fp32.exists() or not (judge.tokenizer_dir(cache) / "tokenizer.json").exists():
-        in_child_process(export_classifier, judge.path, folder)
+        in_child_process(export_classifier, judge.path, folder, judge.setting)
     if not cpu_has_int8_dot():
         return fp32, "fp32"
     if not record.exists():
@@ -186,7 +194,7 @@ def prepared(judge: JudgeFolder, cache: Path, agreement: Agreement) -> tuple[Pat
     return (int8, "int8") if json.loads(record.read_text())["agreement"] >= AGREEMENT else (fp32, "fp32")
 
 
-def export_classifier(folder: Path, out: Path) -> None:
+def export_classifier(folder: Path, out: Path, setting: str = "RAG_VERIFIER_MODEL") -> None:
     """Export the folder's classifier (logits for INPUTS) to out/model.onnx in fp32, and, when the folder has no
     tokenizer.json, convert its tokenizer to out/tokenizer.json first. BadInput when either cannot be loaded."""
     from rag.onnx import INPUTS, OFFLINE, classifier_logits, encoder_feeds, export_encoder, load_tokenizer
@@ -198,7 +206,7 @@ def export_classifier(folder: Path, out: Path) -> None:
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
-    where = f"RAG_VERIFIER_MODEL: {folder}"
+    where = f"{setting}: {folder}"
     tokenizer_dir = folder if (folder / "tokenizer.json").is_file() else out
     if not (tokenizer_dir / "tokenizer.json").is_file():
         try:

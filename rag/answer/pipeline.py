@@ -1,6 +1,6 @@
 """Grounded answering as a pipeline of named steps, each with its constants beside it:
 
-    retrieve -> gate (refuse) -> focus -> generate -> verify -> fall back -> cite
+    retrieve -> (rerank) -> gate (refuse) -> focus -> generate -> verify -> fall back -> cite
 
 Answers are verified sentence by sentence while the LLM streams. Whoever asked receives typed events
 (rag/answer/events.py): the raw tokens (to show progress), each verified sentence as soon as it is settled, and
@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
@@ -26,7 +26,17 @@ from rag.answer.injection import without_instructions
 from rag.answer.judges import Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
 from rag.answer.llm import LLM, LLMError, LLMs
 from rag.answer.nearest import NEAREST, nearest_papers
-from rag.answer.relevance import Question, TopicFilter, entailment_reader, gate_score, gate_threshold, question_terms
+from rag.answer.relevance import (
+    Question,
+    TopicFilter,
+    closest_similarity,
+    dense_floor,
+    entailment_reader,
+    gate_score,
+    gate_threshold,
+    question_terms,
+)
+from rag.answer.rerank import Reranked, make_reranker, rerank
 from rag.answer.rewrite import rewrites
 from rag.answer.sources import Source
 from rag.answer.verifier import Verdict, Verifier, record
@@ -39,6 +49,7 @@ from rag.text import check_question, split_quote, where
 
 if TYPE_CHECKING:
     from rag.answer.relevance import QuestionTerms, Reader
+    from rag.answer.rerank import Reranker
     from rag.answer.seams import Library
 
 Task = Literal["answer", "summary"]
@@ -294,6 +305,11 @@ class Pipeline:
         self.llms = llms
 
     @cached_property
+    def reranker(self) -> Reranker | None:
+        """RAG_RERANK_MODEL's or RAG_RERANK_BASE_URL's reranker (rag/answer/rerank.py), made ready on first use."""
+        return make_reranker(self.settings)
+
+    @cached_property
     def verifier(self) -> Verifier:
         return Verifier(self.library.embedder, make_judge(self.settings))
 
@@ -319,19 +335,33 @@ class Pipeline:
         if self.rewriting(request):
             with clock.stage("rewrite"):
                 searched += rewrites(self.llms.get(request.backend), question)  # type: ignore[arg-type]
+        k = request.query.k or self.settings.top_k
+        deeper = replace(request.query, k=max(k, self.settings.rerank_candidates)) if self.reranker else request.query
         with clock.stage("retrieve"):
-            rankings = [self.library.search(request.query.about(text)) for text in searched]
+            rankings = [self.library.search(deeper.about(text)) for text in searched]
             results = self.library.fused(rankings, len(rankings[0])) if len(rankings) > 1 else rankings[0]
+        reranked = Reranked(results[:k])
+        if self.reranker is not None:
+            with clock.stage("rerank"):
+                reranked = rerank(self.reranker, question, results, k)
+            if reranked.note:
+                emit(Note(reranked.note))
+        with clock.stage("retrieve"):
+            results = reranked.results
             abstracts = self.library.abstracts(list({r.doc_id for ranking in rankings for r in ranking}))
             sources = self.sources_for(results, abstracts)
             terms = self.question_terms(question)
-            answerable = self.gate(searched, terms, rankings, abstracts) >= self.refusal_threshold
+            if reranked.best is not None:
+                answerable = reranked.best >= self.settings.rerank_threshold
+            else:
+                score = self.gate(searched, terms, rankings, abstracts)
+                answerable = self.passes(score, rankings[0])
         if not answerable:
             with clock.stage("nearest"):
                 nearest = self.nearest(question, sources)
             emit(Sentence(REFUSAL))
-            return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done(), nearest=nearest,
-                          searched=searched)  # fmt: skip
+            return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done(), note=reranked.note,
+                          nearest=nearest, searched=searched)  # fmt: skip
         asked = Question(question, self.library.query_vector(question), terms, self.reader_for(question))
         composer = Composer(Citations(sources), emit, self.settings.unverified == "show")
         note = None
@@ -355,6 +385,7 @@ class Pipeline:
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         nearest = [] if composer.rendered else self.nearest(question, sources)  # nothing survived: a refusal
+        note = " ".join(n for n in (reranked.note, note) if n) or None
         return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
                       clock.done(), composer.report, note, abstracts=abstracts,
                       sentences=composer.sentences, nearest=nearest, searched=searched)  # fmt: skip
@@ -386,14 +417,27 @@ class Pipeline:
 
     @property
     def refusal_threshold(self) -> float:
-        """Below this gate score a question is refused (rag/answer/relevance.py)."""
+        """Below this gate score a question is refused (rag/answer/relevance.py)..."""
         return gate_threshold(self.settings.refusal_threshold, self.library.embedder.precision)
+
+    @property
+    def refusal_dense_floor(self) -> float:
+        """...unless the question's closest abstract is at least this similar to it (relevance.py's DENSE_FLOORS)."""
+        return dense_floor(self.settings.refusal_dense_floor, self.library.embedder.precision)
+
+    def passes(self, score: float, results: list[SearchResult]) -> bool:
+        """The gate's decision on its `score` and the question's own search `results`."""
+        return score >= self.refusal_threshold or closest_similarity(results) >= self.refusal_dense_floor
 
     def addressed(self, question: str) -> float:
         """How well the indexed abstracts address a question: the refusal gate's score (rag/answer/relevance.py)."""
+        return self.gate_reading(question)[0]
+
+    def gate_reading(self, question: str) -> tuple[float, float]:
+        """The refusal gate's score for a question alone, and its closest abstract's similarity."""
         results = self.library.search(question)
         abstracts = self.library.abstracts([r.doc_id for r in results])
-        return gate_score(question, self.question_terms(question), results, abstracts)
+        return gate_score(question, self.question_terms(question), results, abstracts), closest_similarity(results)
 
     def question_terms(self, question: str) -> QuestionTerms:
         """The question's words weighted by their rarity in the index, and what it asks for (relevance.py)."""

@@ -33,10 +33,15 @@ if TYPE_CHECKING:
 TERM_WEIGHT = 0.5  # weight of term coverage against the cosine similarity, in both scores
 COVERAGE_WEIGHT = 0.5  # gate: weight of the plain (unweighted) content-word coverage
 GATE_ABSTRACTS = 1  # the gate reads the term coverage of the best this many retrieved abstracts
-# The gate's threshold for each precision of the embeddings, unless RAG_REFUSAL_THRESHOLD sets one: int8 vectors
-# put a question slightly further from its abstract than fp32 ones do, so each precision has its own, calibrated by
-# benchmarks/refusal_gate.py on an index of that precision (the fewest mistakes on the tune part).
-REFUSAL_THRESHOLDS = {"fp32": 1.095, "int8": 1.068}
+# The gate: a question is answered when its score reaches the threshold, or when its closest abstract (the cosine
+# similarity of the best chunk) reaches the dense floor: a question in plain words shares few words with the abstract
+# that answers it, so its score stays low even when the embeddings find that abstract. RAG_REFUSAL_THRESHOLD and
+# RAG_REFUSAL_DENSE_FLOOR (1: off) set others. Each precision of the embeddings has its pair, chosen together by
+# benchmarks/refusal_gate.py on an index of that precision (the fewest mistakes on the tune part, a false refusal
+# counting twice; the tune part of eval/datasets/lay_questions among the sets): see the README's "Relevance and
+# refusal".
+REFUSAL_THRESHOLDS = {"fp32": 1.127, "int8": 1.17}
+DENSE_FLOORS = {"fp32": 0.57, "int8": 0.57}
 AnswerType = Literal["quantity", "name", "other"]
 # What a question asks for, and the sentences that can give it: a quantity is stated with a number, a method or
 # model ("Which sampler ...?") by its name, a term the question does not already contain.
@@ -162,7 +167,7 @@ def gate_score(question: str, terms: QuestionTerms, results: list[SearchResult],
     coverage and content-word coverage among the first GATE_ABSTRACTS abstracts (0 when nothing was retrieved)."""
     best = results[:GATE_ABSTRACTS]
     texts = [abstracts.get(r.doc_id, r.text) for r in best]
-    dense = max((r.dense_score or 0.0 for r in results), default=0.0)
+    dense = closest_similarity(results)
     weighted = max((terms.coverage(t) for t in tokens(texts)), default=0.0)
     plain = max((content_coverage(question, text) for text in texts), default=0.0)
     return dense + TERM_WEIGHT * weighted + COVERAGE_WEIGHT * plain
@@ -172,6 +177,17 @@ def gate_threshold(setting: float | None, precision: str) -> float:
     """The gate's threshold: RAG_REFUSAL_THRESHOLD when set, else the one calibrated for the embeddings' precision
     (fp32's for vectors from an embedding server, which count as fp32)."""
     return setting if setting is not None else REFUSAL_THRESHOLDS.get(precision, REFUSAL_THRESHOLDS["fp32"])
+
+
+def dense_floor(setting: float | None, precision: str) -> float:
+    """The similarity at which the closest abstract alone lets a question through: RAG_REFUSAL_DENSE_FLOOR when set,
+    else the one calibrated for the embeddings' precision."""
+    return setting if setting is not None else DENSE_FLOORS.get(precision, DENSE_FLOORS["fp32"])
+
+
+def closest_similarity(results: list[SearchResult]) -> float:
+    """The cosine similarity of the question to the closest retrieved chunk (0 when dense search did not run)."""
+    return max((r.dense_score or 0.0 for r in results), default=0.0)
 
 
 def entailment_reader(model: EntailmentModel, question: str) -> Reader:

@@ -205,11 +205,14 @@ def evaluate_question(engine: Engine, run: RunConfig, row: dict[str, Any], retri
 
 
 def refusal_reason(engine: Engine, question: str, data: dict[str, Any]) -> str:
-    """Why a question was refused: the gate (its score and threshold), or nothing that could be verified."""
+    """Why a question was refused: the gate (its score and threshold, the closest abstract's similarity and its
+    floor), or nothing that could be verified."""
     if {"generate", "fallback"} & set(data["timings_ms"]):
         return "no sentence written or quoted could be verified"
-    score, threshold = engine.pipeline.addressed(question), engine.pipeline.refusal_threshold
-    return f"the gate: score {score:.3f} below {threshold:.3f}"
+    pipeline = engine.pipeline
+    score, similarity = pipeline.gate_reading(question)
+    return (f"the gate: score {score:.3f} below {pipeline.refusal_threshold:.3f}, closest abstract's similarity "
+            f"{similarity:.3f} below {pipeline.refusal_dense_floor:.3f}")  # fmt: skip
 
 
 def decide(engine: Engine, run: RunConfig, row: dict[str, Any], answer: Answer) -> str | None:

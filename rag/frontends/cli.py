@@ -306,6 +306,20 @@ def train_verifier(
     print(json.dumps(record, ensure_ascii=False))
 
 
+@app.command(name="train-reranker")
+def train_reranker(
+    out: Annotated[Path, typer.Option("--out", help="The folder to write the model to (a Hugging Face model folder).")],
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=8, help="Train on only N pairs: a quick check, not a usable model.")
+    ] = None,
+) -> None:
+    """Build a reranker for RAG_RERANK_MODEL from the bundled MiniLM (fixed seed, CPU, about 15 minutes)."""
+    from rag.training.reranker import RerankConfig, build
+
+    record = build(out, RerankConfig(limit=limit), log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(record, ensure_ascii=False))
+
+
 @app.command(name="eval")
 def eval_command(
     datasets: Annotated[

@@ -229,8 +229,14 @@ def batches(pairs: list[Pair], size: int) -> Iterator[list[Pair]]:
         yield pairs[start : start + size]
 
 
-def train(pairs: list[Pair], config: TrainConfig, progress: Callable[[int, int, float], None] | None = None):  # type: ignore[no-untyped-def]
-    """Fine-tune the bundled MiniLM as a 3-way classifier on the pairs; returns (model, tokenizer)."""
+def train(  # type: ignore[no-untyped-def]
+    pairs: list[Pair],
+    config: TrainConfig,
+    progress: Callable[[int, int, float], None] | None = None,
+    labels: tuple[str, ...] = LABELS,
+):
+    """Fine-tune the bundled MiniLM as a classifier on the pairs (one output per label; a single label: one score,
+    trained as the probability that the pair is a match, as rerankers are); returns (model, tokenizer)."""
     import os
 
     import torch
@@ -244,8 +250,9 @@ def train(pairs: list[Pair], config: TrainConfig, progress: Callable[[int, int, 
     source = str(bundled_model_dir())
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForSequenceClassification.from_pretrained(
-        source, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)), label2id={n: i for i, n in enumerate(LABELS)}
+        source, num_labels=len(labels), id2label=dict(enumerate(labels)), label2id={n: i for i, n in enumerate(labels)}
     )
+    match = torch.nn.BCEWithLogitsLoss()
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)  # 30k x 384: slow to update, little gain
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=0.01)
@@ -259,8 +266,10 @@ def train(pairs: list[Pair], config: TrainConfig, progress: Callable[[int, int, 
                 [p.premise for p in batch], [p.hypothesis for p in batch], truncation="longest_first",
                 max_length=config.max_length, padding=True, return_tensors="pt",
             )  # fmt: skip
-            labels = torch.tensor([p.label for p in batch])
-            loss = model(**encoded, labels=labels).loss
+            if len(labels) == 1:
+                loss = match(model(**encoded).logits[:, 0], torch.tensor([float(p.label) for p in batch]))
+            else:
+                loss = model(**encoded, labels=torch.tensor([p.label for p in batch])).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimizer.step()
