@@ -35,6 +35,9 @@ class Paper:
     url: str | None = None
     keywords: tuple[str, ...] = ()
     source: str = ""  # "file:line", for messages
+    doi: str | None = None  # bare and lower-cased: "10.1234/abc"
+    identifiers: tuple[str, ...] = ()  # every id of the record, prefixed ("doi:...", "pmid:..."), doc_id included
+    collections: tuple[str, ...] = ()  # the Zotero collections the paper is in
 
 
 @dataclass(frozen=True)
