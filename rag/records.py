@@ -115,6 +115,7 @@ class Citation:
     title: str | None
     quote: str
     url: str | None
+    authors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,8 @@ class Answer:
         and the standalone question when a chat rewrote the follow-up."""
         data = asdict(self)
         del data["abstracts"]
+        for citation in data["citations"]:
+            citation["authors"] = list(citation["authors"])  # as JSON has it
         for dropped in data["verifier"]["dropped_sentences"]:
             del dropped["kind"]  # the wording says it to readers; the JSON shape stays that of the contract
         data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}

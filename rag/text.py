@@ -90,3 +90,11 @@ def split_quote(line: str) -> tuple[str, str | None]:
 def replace_markers(text: str, replace: Callable[[int], str]) -> str:
     """Every citation marker replaced by replace(n) for each number it cites: [1, 3] -> replace(1) + replace(3)."""
     return MARKER.sub(lambda m: "".join(replace(int(n)) for n in re.split(r"\s*[,;]\s*", m.group(1))), text)
+
+
+def byline(authors: tuple[str, ...]) -> str:
+    """The first authors' family names: "Müller, Ødegård and Ñúñez", "Müller et al."."""
+    names = [a.split(",")[0].strip() for a in authors]
+    if len(names) > 3:
+        return f"{names[0]} et al."
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

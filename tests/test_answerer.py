@@ -30,7 +30,7 @@ def assert_contract(data: dict, abstracts: dict[str, str] = ABSTRACTS) -> None:
     assert numbers == list(range(1, len(numbers) + 1))  # numbered in order of first use
     assert used == set(numbers)  # every marker has a citation, every citation is used
     for c in data["citations"]:
-        assert set(c) == {"n", "doc_id", "venue", "year", "title", "quote", "url"}
+        assert set(c) == {"n", "doc_id", "venue", "year", "title", "quote", "url", "authors"}
         assert c["quote"] and c["quote"] in abstracts[c["doc_id"]]  # verbatim
     first = {int(m.group(1)) for m in re.finditer(r"\[(\d+)", data["answer"])}
     assert first == used

@@ -138,7 +138,7 @@ def test_bibtex(tmp_path: Path) -> None:
         ("blank.txt", b"\n  \n", "empty"),
         ("binary.jsonl", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "binary"),
         ("latin1.csv", "abstract\ncaf\xe9\n".encode("latin-1"), "UTF-8"),
-        ("notes.pdf", b"%PDF-1.4", "unsupported"),
+        ("notes.pdf", b"%PDF-1.4", "not a kind of file that is read; the kinds: .*PubMed XML"),
         ("noheader.txt", b"This abstract has no header line. It goes on.\nAnother one.\n", "header"),
     ],
 )

@@ -90,6 +90,9 @@ def test_a_completion_carries_the_answer_its_annotations_and_the_citations_of_ra
     assert_annotations_point_at_markers(
         message.content, data["choices"][0]["message"]["annotations"], expected["citations"]
     )
+    # The cited papers as CSL-JSON, for a reference manager: one item per cited paper, its id the doc_id.
+    assert [item["id"] for item in data["references"]] == [c["doc_id"] for c in expected["citations"]]
+    assert all(item["type"] and item["abstract"] for item in data["references"])
 
 
 def test_a_streamed_answer_sends_only_verified_sentences_then_annotations(service) -> None:
@@ -101,6 +104,7 @@ def test_a_streamed_answer_sends_only_verified_sentences_then_annotations(servic
     last = chunks[-1]
     assert last["choices"][0]["finish_reason"] == "stop" and "citations" in last
     assert SAM_DOC in [c["doc_id"] for c in last["citations"]]
+    assert {item["id"] for item in last["references"]} == {c["doc_id"] for c in last["citations"]}
     assert_annotations_point_at_markers(text, last["choices"][0]["delta"]["annotations"], last["citations"])
     for sentence in [c["choices"][0]["delta"].get("content") for c in chunks[1:-1]]:
         assert sentence and MARKER.search(sentence)  # every content chunk is a whole, cited sentence

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +16,7 @@ import httpx
 import pytest
 from conftest import ROOT, SEEDS, free_port, write_jsonl
 
+from rag.corpus.loaders import load_corpus
 from rag.index.ingest import ingest
 from rag.settings import Settings
 
@@ -134,6 +136,16 @@ def test_ask_open_citation_and_follow_up(page) -> None:
     assert "000_c1913070b188e76b#8" in page.inner_text("#sources")
     page.click("#export")
     page.wait_for_selector("#download a", timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('#download a').length >= 4", timeout=30_000)
+    # The conversation, and the cited paper as references in three formats.
+    links = {
+        href.rsplit("/", 1)[-1]: href for href in page.eval_on_selector_all("#download a", "a => a.map(e => e.href)")
+    }
+    assert {"conversation.md", "references.bib", "references.ris", "references.json"} <= set(links)
+    with tempfile.TemporaryDirectory() as folder:  # it reads back in with the same id
+        bib = Path(folder) / "references.bib"
+        bib.write_text(page.request.get(links["references.bib"]).text(), encoding="utf-8")
+        assert [p.doc_id for p in load_corpus([bib]).papers] == ["000_c1913070b188e76b#8"]
     page.click("#reset")
     page.wait_for_function("!document.querySelector('#chat').innerText.includes('residue')")
 

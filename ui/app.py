@@ -175,9 +175,15 @@ class Handlers:
     def export(self, state):  # type: ignore[no-untyped-def]
         if not state["turns"]:
             raise gr.Error("Nothing to export yet: ask a question first.")
-        path = Path(tempfile.mkdtemp(prefix="rag-export-")) / "conversation.md"
-        path.write_text(markdown_export(state["turns"]), encoding="utf-8")
-        return gr.update(value=str(path), visible=True)
+        folder = Path(tempfile.mkdtemp(prefix="rag-export-"))
+        (folder / "conversation.md").write_text(markdown_export(state["turns"]), encoding="utf-8")
+        cited = list(dict.fromkeys(c["doc_id"] for turn in state["turns"] for c in turn["citations"]))
+        files = [folder / "conversation.md"]
+        for kind, name in (("bibtex", "references.bib"), ("ris", "references.ris"), ("csl-json", "references.json")):
+            if cited:  # the cited papers, to import into a reference manager
+                (folder / name).write_text(self.engine.library.references(cited, kind), encoding="utf-8")
+                files.append(folder / name)
+        return gr.update(value=[str(f) for f in files], visible=True)
 
     def papers(self, query, venue, year):  # type: ignore[no-untyped-def]
         """The library table: search results for a query, else every paper (filtered)."""
@@ -238,8 +244,10 @@ def build_app(engine: Engine) -> gr.Blocks:
                 with gr.Row():
                     ask_button = gr.Button("Ask", variant="primary", elem_id="ask")
                     reset_button = gr.Button("Reset", elem_id="reset")
-                    export_button = gr.Button("Export as Markdown", elem_id="export")
-                download = gr.File(label="Conversation", visible=False, elem_id="download")
+                    export_button = gr.Button("Export (Markdown, references)", elem_id="export")
+                download = gr.File(
+                    label="Conversation and references", file_count="multiple", visible=False, elem_id="download"
+                )
                 gr.Examples(EXAMPLES, inputs=question, label="Examples")
             with gr.Column(scale=2):
                 note = gr.Markdown(elem_id="verifier-note")
@@ -272,8 +280,10 @@ def build_app(engine: Engine) -> gr.Blocks:
                 interactive=False, wrap=True, elem_id="library",
             )  # fmt: skip
             files = gr.File(
-                label="Add abstracts (.jsonl, .csv, .bib, seed-format .txt)", file_count="multiple",
-                file_types=[".jsonl", ".csv", ".bib", ".txt"], elem_id="upload",
+                label="Add abstracts (.jsonl .csv .bib .ris .nbib, PubMed .xml, CSL .json, zotero.sqlite, .txt, .gz)",
+                file_count="multiple",
+                file_types=[".jsonl", ".csv", ".bib", ".txt", ".ris", ".nbib", ".xml", ".json", ".sqlite", ".gz"],
+                elem_id="upload",
             )  # fmt: skip
             ingest_button = gr.Button("Add to the library", elem_id="ingest")
             ingest_report = gr.Markdown(elem_id="ingest-report")

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from rag.records import Answer
-from rag.text import MARKER, replace_markers, web_url, where
+from rag.text import MARKER, byline, replace_markers, web_url, where
 
 UNVERIFIED_TITLE = "Not verified: no abstract could be confirmed to support this sentence, so it cites none"
 
@@ -78,10 +78,11 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
         label = c["title"] or " ".join(abstract.split()[:12]) + " …"
         place = html.escape(where(c["venue"], c["year"]))
         link = paper_link(c["url"], " · ")
+        authors = f'<p class="authors">{html.escape(byline(tuple(c["authors"])))}</p>' if c.get("authors") else ""
         items.append(
             f'<details class="source" id="src-{prefix}{c["n"]}"><summary><b>[{c["n"]}]</b> {place} · '
             f"{html.escape(label)} · <code>{html.escape(c['doc_id'])}</code></summary>"
-            f'<p class="abstract">{highlight(abstract, c["quote"])}</p>{link}</details>'
+            f'{authors}<p class="abstract">{highlight(abstract, c["quote"])}</p>{link}</details>'
         )
     note = f'<p class="note">{html.escape(record["note"])}</p>' if record.get("note") else ""
     return note + "".join(items)

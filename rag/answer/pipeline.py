@@ -187,7 +187,7 @@ class Citations:
 
     def entries(self) -> list[Citation]:
         return [
-            Citation(num, s.doc_id, s.venue, s.year, s.title, self.quotes[n], s.url)
+            Citation(num, s.doc_id, s.venue, s.year, s.title, self.quotes[n], s.url, s.authors)
             for n, num in sorted(self.numbers.items(), key=lambda item: item[1])
             for s in [self.sources[n]]
         ]
@@ -460,6 +460,7 @@ class Pipeline:
                 r.title,
                 r.metadata.get("url") or None,
                 passage=r.text,
+                authors=tuple(a for a in str(r.metadata.get("authors") or "").split("; ") if a),
             )
             for i, r in enumerate(results, start=1)
         ]

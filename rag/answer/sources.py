@@ -26,3 +26,4 @@ class Source:
     sentences: list[str] = field(default_factory=list)  # withheld ones (instructions) are empty
     vectors: np.ndarray | None = None
     checkable: str = ""  # the abstract with withheld sentences blanked out (same length, same offsets)
+    authors: tuple[str, ...] = ()

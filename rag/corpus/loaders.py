@@ -1,44 +1,40 @@
 """Corpus files -> Paper records.
 
 Formats (docs/contracts.md): the seeds' text format (.txt: a "VENUE YEAR ..." header line, then one abstract per
-non-empty line), JSONL, CSV and BibTeX. A file that cannot be read at all (missing, empty, binary, unknown type) raises
-BadInput before anything is written; a bad record is reported as a Problem with file and line, and the rest of
-the file still loads.
+non-empty line), JSONL, CSV and BibTeX, read here; PubMed/MEDLINE XML, MEDLINE text, RIS, CSL-JSON, a Zotero
+library, the arXiv metadata snapshot and OpenAlex works, streamed by rag/corpus/readers.py. A file's kind is told by
+its content as well as its extension, and any of them may be gzipped. A file that cannot be read at all (missing,
+empty, binary, unknown kind) raises BadInput before anything is written; a bad record is reported as a Problem with
+file and line, and the rest of the file still loads. Records without an abstract are counted, not reported. The
+same paper met twice (by DOI, PMID, arXiv or OpenAlex id, in one file or two) is one paper with merged metadata.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import logging
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rag.corpus.common import Problem, optional_str, parse_year, split_list, text_hash_id
 from rag.errors import BadInput
 from rag.records import Paper
 from rag.text import stored_text
 
 SUFFIXES = {".txt": "seeds", ".jsonl": "jsonl", ".csv": "csv", ".bib": "bibtex"}
+# Extensions of the streamed kinds, for finding files in a folder (their content decides the kind: sniff).
+STREAMED_SUFFIXES = (".xml", ".nbib", ".ris", ".json", ".sqlite")
+KINDS = (
+    "text (.txt, a venue-and-year header, an abstract a line), JSONL, CSV, BibTeX, PubMed XML, MEDLINE (.nbib), RIS, "
+    "CSL-JSON, a Zotero library (zotero.sqlite), arXiv or OpenAlex JSON lines; any of them gzipped"
+)
+PRECEDENCE = ("doi:", "pmid:", "arxiv:", "openalex:", "zotero:")  # which of a paper's ids is its doc_id
 HEADER = re.compile(r"^\s*(?P<venue>[A-Za-z][\w&.\- ]*?)\s+(?P<year>(?:19|20)\d{2})\b")
-
-
-@dataclass(frozen=True)
-class Problem:
-    source: str  # "file:line"
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.source}: {self.reason}"
-
-    def short(self) -> str:
-        """The problem with the file's name only (not its folder): "papers.jsonl:3: malformed JSON"."""
-        file, _, line = self.source.rpartition(":")
-        return f"{Path(file).name}:{line}: {self.reason}"
 
 
 @dataclass
@@ -46,6 +42,9 @@ class LoadResult:
     papers: list[Paper] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    no_abstract: int = 0  # records skipped for having no abstract (citations PubMed lists without one)
+    merged: int = 0  # records that were a paper already met, merged into it
+    deletions: set[str] = field(default_factory=set)  # ids a PubMed update file deletes ("pmid:123")
 
     def take_papers(self) -> list[Paper]:
         """The papers, which this result then no longer holds: whoever takes them can free each once it is used."""
@@ -53,37 +52,46 @@ class LoadResult:
         return papers
 
 
-def text_hash_id(text: str) -> str:
-    """The stable id of a record that has no doc_id: a hash of its whitespace-normalised text."""
-    normalised = " ".join(text.split())
-    return "sha256:" + hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:16]
-
-
 def collect_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand folders (recursively, supported types only); explicitly named files must be supported."""
+    """Expand folders (recursively, the kinds that are read, gzipped or not); explicitly named files are checked
+    when they are read (their content tells their kind)."""
     files: list[Path] = []
+    wanted = (*SUFFIXES, *STREAMED_SUFFIXES)
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise BadInput(f"{path}: no such file or folder")
         if path.is_dir():
             found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in SUFFIXES and not p.name.startswith(".")
+                p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".") and suffix_of(p) in wanted
             )
             if not found:
-                raise BadInput(f"{path}: no corpus files ({', '.join(SUFFIXES)}) in this folder")
+                raise BadInput(f"{path}: no corpus files ({', '.join(wanted)}, or gzipped) in this folder")
             files.extend(found)
-        elif path.suffix.lower() not in SUFFIXES:
-            raise BadInput(f"{path}: unsupported file type; use one of {', '.join(SUFFIXES)}")
         else:
             files.append(path)
     return list(dict.fromkeys(files))
 
 
+def suffix_of(path: Path) -> str:
+    """The extension that tells the kind: "papers.ris.gz" -> ".ris"."""
+    name = path.name.lower()
+    return Path(name.removesuffix(".gz")).suffix
+
+
+def kind_of(path: Path) -> str:
+    """The file's kind: a streamed one by its content (rag/corpus/readers.py sniff), else by its extension;
+    BadInput naming the kinds that are read."""
+    from rag.corpus.readers import sniff
+
+    kind = sniff(path) or SUFFIXES.get(suffix_of(path))
+    if kind is None:
+        raise BadInput(f"{path}: not a kind of file that is read; the kinds: {KINDS}")
+    return kind
+
+
 def read_text(path: Path) -> str:
-    data = path.read_bytes()
+    data = read_bytes(path)
     if not data.strip():
         raise BadInput(f"{path}: the file is empty")
     if b"\x00" in data[:8192]:
@@ -94,30 +102,105 @@ def read_text(path: Path) -> str:
         raise BadInput(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, decompressed when it is gzipped (BadInput when the gzip is damaged)."""
+    import gzip
+    import zlib
+
+    data = path.read_bytes()
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise BadInput(f"{path}: a damaged gzip file ({exc})") from None
+
+
 MAX_ABSTRACT_CHARS = 100_000  # abstracts run to a few thousand characters; a longer record is not one
 
 
 def load_corpus(paths: Iterable[str | Path], max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> LoadResult:
     """Load every file; raises BadInput for unreadable files, collects record problems (an abstract longer than
-    `max_abstract_chars` is one)."""
+    `max_abstract_chars` is one), counts records without an abstract and merges papers met twice."""
     result = LoadResult(files=collect_files(paths))
-    texts = {path: read_text(path) for path in result.files}  # validate every file before parsing any
-    seen: dict[str, str] = {}
-    for path, text in texts.items():
-        for item in PARSERS[SUFFIXES[path.suffix.lower()]](path, text):
+    kinds = {path: kind_of(path) for path in result.files}
+    texts = {path: read_text(path) for path, kind in kinds.items() if kind in PARSERS}  # checked before any parsing
+    merger = Merger(result)
+    for path, kind in kinds.items():
+        items = PARSERS[kind](path, texts.pop(path)) if kind in PARSERS else streamed(path, kind, result)
+        for item in items:
             if isinstance(item, Paper) and len(item.abstract) > max_abstract_chars:
                 limit = f"the limit is {max_abstract_chars:,} (RAG_MAX_ABSTRACT_CHARS)"
                 item = Problem(item.source, f"the abstract has {len(item.abstract):,} characters; {limit}")
             if isinstance(item, Problem):
                 result.problems.append(item)
-            elif item.doc_id in seen:
-                result.problems.append(
-                    Problem(item.source, f"duplicate doc_id {item.doc_id!r} (first at {seen[item.doc_id]})")
-                )
             else:
-                seen[item.doc_id] = item.source
-                result.papers.append(item)
+                merger.add(item)
     return result
+
+
+def streamed(path: Path, kind: str, result: LoadResult) -> Iterator[Paper | Problem]:
+    """A streamed kind's papers and problems; records without an abstract are counted and deletions kept in
+    `result`."""
+    from rag.corpus.readers import NO_ABSTRACT, READERS, Deletion
+
+    for item in READERS[kind](path):
+        if isinstance(item, Deletion):
+            result.deletions.update(item.identifiers)
+        elif isinstance(item, Problem) and item.reason == NO_ABSTRACT:
+            result.no_abstract += 1
+        else:
+            yield item
+
+
+class Merger:
+    """Adds papers to a LoadResult, one paper per identity: a paper sharing a DOI, PMID, arXiv or OpenAlex id
+    (or a Zotero key) with one met before is merged into it; one without such ids whose doc_id was met is a
+    duplicate (a Problem), as before."""
+
+    def __init__(self, result: LoadResult) -> None:
+        self.result = result
+        self.where: dict[str, int] = {}  # doc_id or identifier -> index in result.papers
+
+    def add(self, paper: Paper) -> None:
+        papers = self.result.papers
+        known = next((self.where[i] for i in paper.identifiers if i in self.where), None)
+        if known is None and paper.doc_id in self.where and not paper.identifiers:
+            first = papers[self.where[paper.doc_id]].source
+            self.result.problems.append(Problem(paper.source, f"duplicate doc_id {paper.doc_id!r} (first at {first})"))
+            return
+        if known is None:
+            known = self.where.get(paper.doc_id)
+        if known is None:
+            papers.append(paper)
+            known = len(papers) - 1
+        else:
+            papers[known] = merged(papers[known], paper)
+            self.result.merged += 1
+        for name in (papers[known].doc_id, *papers[known].identifiers):
+            self.where[name] = known
+
+
+def merged(first: Paper, second: Paper) -> Paper:
+    """One paper from two records of it: the first's fields, the second's where the first has none, the longer
+    abstract, every id and keyword; its doc_id the first of its ids by PRECEDENCE."""
+    identifiers = tuple(dict.fromkeys((*first.identifiers, *second.identifiers)))
+    ranked = sorted(identifiers, key=lambda i: next((n for n, p in enumerate(PRECEDENCE) if i.startswith(p)), 9))
+    longer = second if len(second.abstract) > len(first.abstract) else first
+    return replace(
+        first,
+        doc_id=ranked[0] if ranked else first.doc_id,
+        abstract=longer.abstract,
+        title=first.title or second.title,
+        authors=first.authors or second.authors,
+        venue=first.venue or second.venue,
+        year=first.year or second.year,
+        url=first.url or second.url,
+        keywords=tuple(dict.fromkeys((*first.keywords, *second.keywords))),
+        doi=first.doi or second.doi,
+        identifiers=tuple(ranked),
+        collections=tuple(dict.fromkeys((*first.collections, *second.collections))),
+    )
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -224,27 +307,6 @@ def record_to_paper(record: dict[str, Any], source: str) -> Paper | Problem:
         keywords=split_list(record.get("keywords"), r"[;,]"),
         source=source,
     )
-
-
-def parse_year(value: Any) -> int | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    year = int(str(value).strip())
-    if not 1000 <= year <= 9999:
-        raise ValueError(value)
-    return year
-
-
-def optional_str(value: Any) -> str | None:
-    text = stored_text(str(value)).strip() if value is not None else ""
-    return text or None
-
-
-def split_list(value: Any, separators: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    items = value if isinstance(value, list) else re.split(separators, str(value))
-    return tuple(s for s in (stored_text(str(item)).strip() for item in items) if s)
 
 
 PARSERS = {"seeds": parse_seeds, "jsonl": parse_jsonl, "csv": parse_csv, "bibtex": parse_bibtex}

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from rag.corpus.loaders import Problem, split_list, text_hash_id
+from rag.corpus.common import Problem, split_list, text_hash_id
 from rag.records import Paper
 from rag.text import stored_text, web_url
 

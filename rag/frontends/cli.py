@@ -41,6 +41,15 @@ TopK = Annotated[int | None, typer.Option("-k", "--top-k", min=1, max=100, help=
 Venue = Annotated[str | None, typer.Option("--venue", help="Only abstracts from this venue (e.g. ICML).")]
 Year = Annotated[int | None, typer.Option("--year", help="Only abstracts from this year.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+RefsFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--refs",
+        help="Also write the cited papers as references to this file: .bib (BibTeX), .ris (RIS) or .json (CSL-JSON).",
+        show_default=False,
+    ),
+]
+REFERENCE_KINDS = {".bib": "bibtex", ".ris": "ris", ".json": "csl-json"}
 
 
 def load_settings(data_dir: Path | None) -> Settings:
@@ -93,6 +102,9 @@ def ingest(
     for problem in report.problems:
         err(f"skipped {problem}")
     removed = f", removed {report.removed}" if sync else ""
+    removed += f", deleted {report.deleted} (PubMed DeleteCitation)" if report.deleted else ""
+    removed += f", merged {report.merged} duplicate record(s)" if report.merged else ""
+    removed += f", {report.no_abstract} without an abstract" if report.no_abstract else ""
     print(
         f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}{removed}, "
         f"skipped {report.skipped} ({report.chunks_written} chunks written)"
@@ -170,12 +182,13 @@ def ask(
     top_k: TopK = None,
     venue: Venue = None,
     year: Year = None,
+    refs: RefsFile = None,
     data_dir: DataDir = None,
 ) -> None:
     """Answer a question from the abstracts; every sentence is cited and verified."""
     from rag.records import Query
 
-    answer_command(Query(question, top_k, venue, year), "answer", backend, as_json, data_dir)
+    answer_command(Query(question, top_k, venue, year), "answer", backend, as_json, data_dir, refs)
 
 
 @app.command()
@@ -186,26 +199,59 @@ def summarize(
     top_k: Annotated[
         int | None, typer.Option("-k", "--top-k", min=1, max=30, help="Abstracts to draw on (default 8).")
     ] = None,
+    refs: RefsFile = None,
     data_dir: DataDir = None,
 ) -> None:
     """Write a short cited summary of a topic: themes, then each paper's contribution."""
     from rag.records import Query
 
-    answer_command(Query(topic, top_k), "summary", backend, as_json, data_dir)
+    answer_command(Query(topic, top_k), "summary", backend, as_json, data_dir, refs)
 
 
-def answer_command(query: Query, task: Task, backend: str | None, as_json: bool, data_dir: Path | None) -> None:
-    """`rag ask` and `rag summarize`: the answer streamed to the terminal, or its JSON."""
+def answer_command(
+    query: Query, task: Task, backend: str | None, as_json: bool, data_dir: Path | None, refs: Path | None = None
+) -> None:
+    """`rag ask` and `rag summarize`: the answer streamed to the terminal, or its JSON; with `refs`, the cited
+    papers written to that file as references."""
     from rag.engine import Engine
     from rag.frontends.terminal import answer_to_terminal
 
     backend = check_backend(backend)
+    kind = reference_kind(refs) if refs is not None else None  # a wrong extension is told before any work
     engine = Engine(load_settings(data_dir))
     if as_json:
         answer = engine.ask(query, backend) if task == "answer" else engine.summarize(query, backend)
         print(json.dumps(answer.contract(), ensure_ascii=False))
-        return
-    answer_to_terminal(engine.stream(query, backend, task))
+    else:
+        answer = answer_to_terminal(engine.stream(query, backend, task))
+    if refs is not None and kind is not None:
+        cited = [c.doc_id for c in answer.citations]
+        refs.write_text(engine.library.references(cited, kind), encoding="utf-8")
+        err(f"wrote {len(cited)} reference(s) to {refs}")
+
+
+def reference_kind(path: Path) -> str:
+    """The reference format a file's extension names (BadInput for another)."""
+    kind = REFERENCE_KINDS.get(path.suffix.lower())
+    if kind is None:
+        raise BadInput(f"{path}: references are written as .bib (BibTeX), .ris (RIS) or .json (CSL-JSON)")
+    return kind
+
+
+@app.command()
+def refs(
+    doc_ids: Annotated[list[str], typer.Argument(help="The papers' ids (doc_id, as `rag search` shows them).")],
+    kind: Annotated[str, typer.Option("--format", help="bibtex, ris or csl-json.", case_sensitive=False)] = "bibtex",
+    data_dir: DataDir = None,
+) -> None:
+    """Print indexed papers as references to import into a reference manager (BibTeX, RIS or CSL-JSON)."""
+    from rag.index.library import Library
+
+    library = Library(load_settings(data_dir))
+    missing = library.missing(doc_ids)
+    if missing:
+        raise BadInput(f"not indexed: {', '.join(missing)}")
+    sys.stdout.write(library.references(doc_ids, kind.lower()))
 
 
 @app.command()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from rag.answer import Event, Sentence, Token
 from rag.records import Answer
-from rag.text import terminal_safe, where
+from rag.text import byline, terminal_safe, where
 
 if TYPE_CHECKING:
     from rag.engine import Engine
@@ -29,6 +29,8 @@ def print_sources(answer: Answer, out: TextIO | None = None) -> None:
     print("\nSources:", file=out)
     for c in answer.citations:
         line = f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}"
+        line += f" · {byline(c.authors)}" if c.authors else ""
+        line += f" · {c.url}" if c.url else ""
         print(terminal_safe(line), file=out)
         print(f'      "{terminal_safe(c.quote)}"', file=out)
 

@@ -62,6 +62,9 @@ class IngestReport:
     chunks_written: int = 0
     problems: list[Problem] = field(default_factory=list)
     removed: int = 0  # with sync: indexed papers that are in none of the files
+    deleted: int = 0  # papers a PubMed update file deletes (DeleteCitation)
+    merged: int = 0  # records that were another record's paper (the same DOI, PMID, arXiv or OpenAlex id)
+    no_abstract: int = 0  # records without an abstract, skipped and counted (not problems)
 
     @property
     def skipped(self) -> int:
@@ -143,7 +146,7 @@ def _store(
 ) -> tuple[Collection, IngestReport, NewChunks]:
     """Write the new and changed papers (and with `sync`, remove the others); returns the collection, the report
     and the new chunks as the keyword index takes them."""
-    report = IngestReport(problems=loaded.problems)
+    report = IngestReport(problems=loaded.problems, merged=loaded.merged, no_abstract=loaded.no_abstract)
     collection = store.open_collection(settings)
     before = read_manifest(settings.keyword_dir)
     chunks_before = collection.count()
@@ -174,6 +177,11 @@ def _store(
         leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
         store.delete_docs(collection, leaving)
         report.removed = len(leaving)
+    if loaded.deletions:
+        deleted = store.docs_with_pmids(collection, [i.removeprefix("pmid:") for i in loaded.deletions])
+        deleted |= set(store.stored_docs(collection, sorted(loaded.deletions)))
+        store.delete_docs(collection, sorted(deleted))
+        report.deleted = len(deleted)
     return collection, report, new_chunks
 
 
@@ -181,12 +189,16 @@ def _index_keywords(collection: Collection, settings: Settings, report: IngestRe
     """Bring the keyword index in step with the collection: build it from the rows written into an empty
     collection, append the new chunks as a delta, or rebuild it from the collection."""
     manifest = read_manifest(settings.keyword_dir)
-    changed = report.added or report.updated or report.removed
+    changed = report.added or report.updated or report.removed or report.deleted
     chunks = collection.count()
     if changed or manifest is None or manifest["chunks"] != chunks:
         if new.whole is not None and len(new.whole) == chunks:
             KeywordIndex.save(new.whole, settings.keyword_dir)
-        elif not (new.delta and not report.removed and KeywordIndex.append(new.delta, settings.keyword_dir)):
+        elif not (
+            new.delta
+            and not (report.removed or report.deleted)
+            and KeywordIndex.append(new.delta, settings.keyword_dir)
+        ):
             rebuild_keyword_index(collection, settings)
 
 
@@ -225,6 +237,8 @@ def content_hash(paper: Paper, settings: Settings) -> str:
         paper.abstract, paper.title, list(paper.authors), paper.venue, paper.year, paper.url,
         list(paper.keywords), settings.chunk_size, settings.chunk_overlap, settings.embedding_model, SCHEMA,
     ]  # fmt: skip
+    if paper.identifiers or paper.collections:  # only then: papers of the first formats keep their hash
+        fields += [list(paper.identifiers), list(paper.collections), paper.doi]
     return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:24]
 
 
@@ -306,6 +320,10 @@ def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
         "url": paper.url or "",
         "authors": "; ".join(paper.authors),
         "keywords": "; ".join(paper.keywords),
+        "doi": paper.doi or "",
+        "pmid": next((i.removeprefix("pmid:") for i in paper.identifiers if i.startswith("pmid:")), ""),
+        "identifiers": " ".join(paper.identifiers),
+        "collections": "; ".join(paper.collections),
         "content_hash": digest,
         "n_chunks": len(chunks),
     }

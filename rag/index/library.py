@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.index import store
 from rag.index.keywords import paper_counts, read_manifest
-from rag.records import Query, SearchResult
+from rag.records import Paper, Query, SearchResult
 from rag.settings import Settings
 from rag.text import check_question
 
@@ -79,6 +79,17 @@ class Library:
     def abstracts(self, doc_ids: list[str]) -> dict[str, str]:
         """Each document's whole abstract."""
         return store.get_abstracts(self.retriever.collection, doc_ids)
+
+    def records(self, doc_ids: list[str]) -> list[Paper]:
+        """The indexed papers with these ids, in that order (unknown ids left out): for exporting references."""
+        collection = store.open_collection(self.settings, create=False)
+        return store.get_papers(collection, list(dict.fromkeys(doc_ids))) if collection is not None else []
+
+    def references(self, doc_ids: list[str], kind: str) -> str:
+        """These papers as references to import into a reference manager: "bibtex", "ris" or "csl-json"."""
+        from rag.corpus.references import export
+
+        return export(self.records(doc_ids), kind)
 
     def missing(self, doc_ids: Iterable[str]) -> list[str]:
         """The ones of these document ids that are not indexed, in the order given."""

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rag.records import Paper
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -148,6 +149,15 @@ def stored_docs(collection: Collection, doc_ids: list[str]) -> dict[str, StoredD
     return found
 
 
+def docs_with_pmids(collection: Collection, pmids: list[str]) -> set[str]:
+    """The ids of the papers whose PubMed id is one of these (bare numbers)."""
+    found: set[str] = set()
+    for i in range(0, len(pmids), PAGE):
+        got = collection.get(where={"pmid": {"$in": pmids[i : i + PAGE]}}, include=["metadatas"])
+        found.update(str(meta["doc_id"]) for meta in got["metadatas"] or [])
+    return found
+
+
 def delete_docs(collection: Collection, doc_ids: list[str]) -> None:
     for i in range(0, len(doc_ids), PAGE):
         collection.delete(where={"doc_id": {"$in": doc_ids[i : i + PAGE]}})
@@ -214,6 +224,36 @@ def get_abstracts(collection: Collection, doc_ids: list[str]) -> dict[str, str]:
             abstract = abstract.ljust(start) + text[max(len(abstract) - start, 0) :]
         abstracts[doc_id] = abstract
     return abstracts
+
+
+def get_papers(collection: Collection, doc_ids: list[str]) -> list[Paper]:
+    """The indexed papers with these ids, in that order (unknown ids left out), as their metadata describes them."""
+    if not doc_ids:
+        return []
+    abstracts = get_abstracts(collection, doc_ids)
+    got = collection.get(where={"$and": [{"doc_id": {"$in": doc_ids}}, {"chunk_index": 0}]}, include=["metadatas"])
+    metas = {str(m["doc_id"]): m for m in got["metadatas"] or []}
+
+    def listed(meta: dict[str, Any], key: str, separator: str = "; ") -> tuple[str, ...]:
+        return tuple(item for item in str(meta.get(key) or "").split(separator) if item)
+
+    return [
+        Paper(
+            doc_id=doc,
+            abstract=abstracts.get(doc, ""),
+            title=meta.get("title") or None,
+            authors=listed(meta, "authors"),
+            venue=meta.get("venue") or None,
+            year=int(meta["year"]) if meta.get("year") else None,
+            url=meta.get("url") or None,
+            keywords=listed(meta, "keywords"),
+            doi=meta.get("doi") or None,
+            identifiers=listed(meta, "identifiers", " "),
+            collections=listed(meta, "collections"),
+        )
+        for doc in doc_ids
+        if (meta := metas.get(doc)) is not None
+    ]
 
 
 def list_papers(collection: Collection) -> list[dict[str, Any]]:

@@ -47,11 +47,20 @@ def chat_router(engine: Engine, admission: Admission) -> APIRouter:
         if not body.stream:
             async with admission.turn(place):
                 answer = await run_in_threadpool(session.ask, question)
-            return completion(answer, body.model, ident, created)
+                references = await run_in_threadpool(cited_references, engine, answer)
+            return completion(answer, body.model, ident, created, references)
         chunks = Chunks(ident, created, body.model)
-        return AdmittedStream(streamed_answer(admission, place, session, question, chunks), place)
+        streamed = streamed_answer(admission, place, session, question, chunks, engine)
+        return AdmittedStream(streamed, place)
 
     return router
+
+
+def cited_references(engine: Engine, answer: Answer) -> list[dict[str, Any]]:
+    """The papers an answer cites, as CSL-JSON items (rag/corpus/references.py)."""
+    from rag.corpus.references import to_csl_items
+
+    return to_csl_items(engine.library.records([c.doc_id for c in answer.citations]))
 
 
 class Chunks:
@@ -65,7 +74,7 @@ class Chunks:
 
 
 async def streamed_answer(
-    admission: Admission, place: Place, session: ChatSession, question: str, chunks: Chunks
+    admission: Admission, place: Place, session: ChatSession, question: str, chunks: Chunks, engine: Engine
 ) -> AsyncIterator[str]:
     """SSE chunks: the role, each verified sentence as it is settled, then the annotations and citations (or an
     error), then [DONE]."""
@@ -80,7 +89,7 @@ async def streamed_answer(
                     sent += piece
                     yield chunks({"content": piece})
                 elif isinstance(item, Answer):
-                    yield from_answer(item, sent, chunks)
+                    yield from_answer(item, sent, chunks, await run_in_threadpool(cited_references, engine, item))
         except Exception as exc:
             error = ApiError(400, str(exc)) if isinstance(exc, BadInput) else ApiError(
                 500, f"the answer failed ({type(exc).__name__})", "server_error")  # fmt: skip
@@ -88,9 +97,9 @@ async def streamed_answer(
         yield "data: [DONE]\n\n"
 
 
-def from_answer(answer: Answer, sent: str, chunks: Chunks) -> str:
+def from_answer(answer: Answer, sent: str, chunks: Chunks, references: list[dict]) -> str:
     """The last chunks: whatever of the answer's text was not streamed, then its annotations and citations."""
     text = answer.answer
     rest = chunks({"content": text[len(sent) :]}) if text != sent and text.startswith(sent) else ""
     final = {"annotations": annotations(text, answer)}
-    return rest + chunks(final, "stop", **answer_extras(answer))
+    return rest + chunks(final, "stop", **answer_extras(answer, references))

@@ -75,7 +75,7 @@ def library_router(engine: Engine, admission: Admission) -> APIRouter:
 
     @router.post("/v1/ingest")
     async def ingest(file: UploadFile = File(...)) -> dict[str, Any]:  # noqa: B008 - FastAPI's idiom
-        """Add the abstracts of one corpus file (.jsonl, .csv, .bib or seed-format .txt)."""
+        """Add the abstracts of one corpus file (any kind `rag ingest` reads: docs/contracts.md)."""
         name = Path(file.filename or "upload.jsonl").name
         data = await file.read(settings.api_max_body_mb * 1_000_000 + 1)
         if len(data) > settings.api_max_body_mb * 1_000_000:

@@ -98,7 +98,7 @@ def annotations(text: str, answer: Answer) -> list[dict[str, Any]]:
     return out
 
 
-def completion(answer: Answer, model: str, ident: str, created: int) -> dict[str, Any]:
+def completion(answer: Answer, model: str, ident: str, created: int, references: list[dict]) -> dict[str, Any]:
     message = {"role": "assistant", "content": answer.answer, "annotations": annotations(answer.answer, answer)}
     return {
         "id": ident,
@@ -107,16 +107,18 @@ def completion(answer: Answer, model: str, ident: str, created: int) -> dict[str
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        **answer_extras(answer),
+        **answer_extras(answer, references),
     }
 
 
-def answer_extras(answer: Answer) -> dict[str, Any]:
-    """The top-level fields beside OpenAI's: the citation records, the answer sentence by sentence, each
-    `verified` or not (RAG_UNVERIFIED=show; an unverified sentence has no marker, so no annotation), with a
-    refusal the papers that came closest, and what was searched for."""
+def answer_extras(answer: Answer, references: list[dict]) -> dict[str, Any]:
+    """The top-level fields beside OpenAI's: the citation records, the cited papers as CSL-JSON `references` (for
+    a reference manager), the answer sentence by sentence, each `verified` or not (RAG_UNVERIFIED=show; an
+    unverified sentence has no marker, so no annotation), with a refusal the papers that came closest, and what was
+    searched for."""
     contract = answer.contract()
-    return {key: contract[key] for key in ("citations", "sentences", "nearest", "searched")}
+    extras = {key: contract[key] for key in ("citations", "sentences", "nearest", "searched")}
+    return {**extras, "references": references}
 
 
 def chunk(ident: str, created: int, model: str, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
