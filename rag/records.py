@@ -65,6 +65,8 @@ class Query:
     venue: str | None = None
     year: int | None = None
     mode: Mode = "hybrid"
+    year_to: int | None = None  # with `year`, a range of years (inclusive); alone, up to that year
+    author: str | None = None  # a name (or part of one) that one of the paper's authors has, any case
 
     @classmethod
     def of(cls, query: Query | str) -> Query:

@@ -67,6 +67,22 @@ def test_pubmed_ris_and_csl_json_are_ingested_as_one_paper_each_and_deletions_ap
     wrong = run_rag("ask", "Streptomyces?", "--refs", str(tmp_path / "cited.docx"), env=cli_env)
     assert wrong.returncode == 2 and ".bib (BibTeX)" in wrong.stderr
 
+    # Filters by author (any part of a name, any case) and by a range of years.
+    found = run_rag("search", "soil microbes and plants", "--author", "ØDEGÅRD", "--json", env=cli_env)
+    assert {r["doc_id"] for r in json.loads(found.stdout)["results"]} == {
+        "doi:10.5555/jim.2019.0042", "doi:10.5555/ics.2018.77"}  # fmt: skip
+    ranged = run_rag("search", "soil microbes and plants", "--year", "2019-2021", "--json", env=cli_env)
+    years = [r["year"] for r in json.loads(ranged.stdout)["results"]]
+    assert years and all(2019 <= y <= 2021 for y in years) and 2021 in years and 2019 in years
+    for bad in ("1850-1860", "2021-2019", "soon"):
+        refused = run_rag("search", "soil", "--year", bad, env=cli_env)
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    # A keyword index written before author filters existed is rebuilt once, and then filters as the new one does.
+    [stale] = Path(cli_env["RAG_DATA_DIR"]).glob("keyword/*/*/authors.npy")
+    stale.unlink()
+    again = run_rag("search", "soil microbes and plants", "--author", "ødegård", "--json", env=cli_env)
+    assert json.loads(again.stdout)["results"] == json.loads(found.stdout)["results"]
+
     stats = json.loads(run_rag("stats", "--json", env=cli_env).stdout)
     update = run_rag("ingest", str(FORMATS / "pubmed_update.xml"), env=cli_env)
     assert update.returncode == 0, update.stderr

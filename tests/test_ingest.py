@@ -16,7 +16,7 @@ from rag.corpus.loaders import load_corpus
 from rag.errors import BadInput
 from rag.index import store
 from rag.index.ingest import ingest
-from rag.index.keywords import read_manifest
+from rag.index.keywords import Filters, read_manifest
 from rag.index.retriever import Retriever
 from rag.records import Query
 from rag.settings import Settings
@@ -75,9 +75,9 @@ def test_a_first_ingest_builds_the_keyword_index_the_collection_would_give(seeds
     questions = ["adversarial robustness sharpness", "protein language model atom scale", "graph neural network"]
     for words in tokenize(questions):
         every = len(rebuilt.segments[0].chunk_ids)  # every chunk with a score (the order of ties may differ)
-        found = written.segments[0].search(words, every, None, None)
+        found = written.segments[0].search(words, every, Filters())
         assert found and sorted((c, round(s, 5)) for c, s in found) == sorted(
-            (c, round(s, 5)) for c, s in rebuilt.segments[0].search(words, every, None, None)
+            (c, round(s, 5)) for c, s in rebuilt.segments[0].search(words, every, Filters())
         )
 
 
@@ -525,8 +525,8 @@ def test_the_keyword_index_built_slice_by_slice_scores_as_one_built_at_once(tmp_
     one, sliced = Segment.load(tmp_path / "one"), Segment.load(tmp_path / "sliced")
     assert one.chunk_ids == sliced.chunk_ids
     for words in tokenize(["oversmoothing graph networks", "sharpness adversarial robustness", "variant 3"]):
-        found = one.search(words, 5, None, None)
-        assert found and found == sliced.search(words, 5, None, None)
+        found = one.search(words, 5, Filters())
+        assert found and found == sliced.search(words, 5, Filters())
 
 
 def test_a_record_that_rag_did_not_write_is_named_in_a_clear_error(make_settings, tmp_path: Path) -> None:

@@ -183,7 +183,7 @@ class Merger:
 
 def merged(first: Paper, second: Paper) -> Paper:
     """One paper from two records of it: the first's fields, the second's where the first has none, the longer
-    abstract, every id and keyword; its doc_id the first of its ids by PRECEDENCE."""
+    abstract and author list, every id and keyword; its doc_id the first of its ids by PRECEDENCE."""
     identifiers = tuple(dict.fromkeys((*first.identifiers, *second.identifiers)))
     ranked = sorted(identifiers, key=lambda i: next((n for n, p in enumerate(PRECEDENCE) if i.startswith(p)), 9))
     longer = second if len(second.abstract) > len(first.abstract) else first
@@ -192,7 +192,7 @@ def merged(first: Paper, second: Paper) -> Paper:
         doc_id=ranked[0] if ranked else first.doc_id,
         abstract=longer.abstract,
         title=first.title or second.title,
-        authors=first.authors or second.authors,
+        authors=max(first.authors, second.authors, key=len),  # the fuller list (a RIS export may list one)
         venue=first.venue or second.venue,
         year=first.year or second.year,
         url=first.url or second.url,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,10 @@ DataDir = Annotated[
 ]
 TopK = Annotated[int | None, typer.Option("-k", "--top-k", min=1, max=100, help="How many abstracts to return.")]
 Venue = Annotated[str | None, typer.Option("--venue", help="Only abstracts from this venue (e.g. ICML).")]
-Year = Annotated[int | None, typer.Option("--year", help="Only abstracts from this year.")]
+Year = Annotated[
+    str | None, typer.Option("--year", help="Only abstracts from this year, or a range: 2019-2023 (2019-, -2023).")
+]
+Author = Annotated[str | None, typer.Option("--author", help="Only papers with an author of this name (or part).")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 RefsFile = Annotated[
     Path | None,
@@ -133,6 +137,7 @@ def search(
     top_k: TopK = None,
     venue: Venue = None,
     year: Year = None,
+    author: Author = None,
     as_json: AsJson = False,
     mode: Annotated[str, typer.Option("--mode", help=f"Retriever: {', '.join(MODES)} (default hybrid).")] = "hybrid",
     data_dir: DataDir = None,
@@ -141,7 +146,9 @@ def search(
     from rag.index import Library
     from rag.records import Query
 
-    results = Library(load_settings(data_dir)).search(Query(question, top_k, venue, year, check_mode(mode)))
+    first, last = parse_years(year)
+    query = Query(question, top_k, venue, first, check_mode(mode), last, author)
+    results = Library(load_settings(data_dir)).search(query)
     if as_json:
         print(json.dumps({"query": question, "results": [r.contract() for r in results]}, ensure_ascii=False))
         return
@@ -182,13 +189,29 @@ def ask(
     top_k: TopK = None,
     venue: Venue = None,
     year: Year = None,
+    author: Author = None,
     refs: RefsFile = None,
     data_dir: DataDir = None,
 ) -> None:
     """Answer a question from the abstracts; every sentence is cited and verified."""
     from rag.records import Query
 
-    answer_command(Query(question, top_k, venue, year), "answer", backend, as_json, data_dir, refs)
+    first, last = parse_years(year)
+    query = Query(question, top_k, venue, first, year_to=last, author=author)
+    answer_command(query, "answer", backend, as_json, data_dir, refs)
+
+
+def parse_years(text: str | None) -> tuple[int | None, int | None]:
+    """--year: "2021" -> (2021, None); "2019-2023" -> (2019, 2023); "2019-" and "-2023" leave a side open."""
+    if text is None:
+        return None, None
+    found = re.fullmatch(r"\s*(\d{4})?\s*(-)?\s*(\d{4})?\s*", text)
+    if not found or not (found[1] or found[3]) or (found[3] and not found[2]):
+        raise BadInput(f"--year {text!r}: give a year (2021) or a range (2019-2023, 2019-, -2023)")
+    first = int(found[1]) if found[1] else None
+    if not found[2]:
+        return first, None
+    return first or 1, int(found[3]) if found[3] else 9999
 
 
 @app.command()

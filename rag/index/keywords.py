@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.index import store
+from rag.records import doc_of_chunk
 from rag.terms import QUESTION_WORDS, idf, tokenize
 
 if TYPE_CHECKING:
@@ -35,11 +36,23 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 ROWS = "chunks.json"  # the delta segment's rows (ids, texts, metadata): it is indexed again with the next ones
 IDS, VENUES, YEARS = "chunk_ids.npy", "venues.npy", "years.npy"  # per chunk, in index order (fast to load)
-PAPER_FIELDS = ("doc_id", "venue", "year")  # the metadata a segment keeps per chunk (for filters and counts)
+AUTHORS = "authors.npy"  # per chunk, lower-cased, "; " between names (an index without it is rebuilt once)
+PAPER_FIELDS = ("doc_id", "venue", "year", "authors")  # what a segment keeps per chunk (filters and counts)
 DAMAGED = (OSError, ValueError, KeyError, TypeError, AttributeError)  # what reading damaged segment files raises
 
 
 Row = tuple[str, str, dict[str, Any]]  # (chunk id, text, metadata)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search keeps: one venue (any case), a range of years (inclusive), an author's name (a part of it)."""
+
+    venue: str | None = None
+    years: tuple[int, int] | None = None
+    author: str | None = None
+
+
 MAIN, DELTA = "main", "delta"
 DELTA_MIN = 5000  # chunks the delta segment may hold before a full rebuild, at least...
 DELTA_SHARE = 0.1  # ... or this share of the main segment
@@ -54,6 +67,7 @@ class Segment:
     chunk_ids: list[str]
     venues: np.ndarray  # per chunk, lower-cased
     years: np.ndarray  # per chunk, 0 when unknown
+    authors: np.ndarray  # per chunk, lower-cased, "; " between names
 
     @classmethod
     def load(cls, folder: Path) -> Segment:
@@ -64,7 +78,8 @@ class Segment:
         if not (folder / IDS).exists():  # written before the arrays were: read the rows instead (slower)
             rows = json.loads((folder / ROWS).read_text())
             return cls(bm25, rows["chunk_ids"], *filter_arrays(rows["meta"]))
-        return cls(bm25, np.load(folder / IDS).tolist(), np.load(folder / VENUES), np.load(folder / YEARS))
+        arrays = (np.load(folder / name) for name in (VENUES, YEARS, AUTHORS))  # no authors: rebuilt by the caller
+        return cls(bm25, np.load(folder / IDS).tolist(), *arrays)
 
     def frequency(self, word: str) -> int:
         """How many of this segment's chunks contain the word."""
@@ -72,17 +87,26 @@ class Segment:
         i = self.bm25.vocab_dict.get(word)
         return int(pointers[i + 1] - pointers[i]) if i is not None and i + 1 < len(pointers) else 0
 
-    def search(self, tokens: list[str], k: int, venue: str | None, year: int | None) -> list[tuple[str, float]]:
+    def mask(self, filters: Filters) -> np.ndarray:
+        """1 for each chunk the filters let through, else 0."""
+        import numpy as np
+
+        mask = np.ones(len(self.chunk_ids), dtype=np.float32)
+        if filters.venue:
+            mask *= self.venues == filters.venue.lower()
+        if filters.years:
+            mask *= (self.years >= filters.years[0]) & (self.years <= filters.years[1])
+        if filters.author:
+            mask *= np.char.find(self.authors, filters.author.lower()) >= 0
+        return mask
+
+    def search(self, tokens: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
         import numpy as np
 
         token_ids = self.bm25.get_tokens_ids(tokens)
         if not token_ids:
             return []
-        mask = np.ones(len(self.chunk_ids), dtype=np.float32)
-        if venue:
-            mask *= self.venues == venue.lower()
-        if year:
-            mask *= self.years == year
+        mask = self.mask(filters)
         scores = self.bm25.get_scores_from_ids(token_ids, weight_mask=mask)
         k = min(k, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
@@ -140,21 +164,24 @@ class SegmentBuilder:
                 reweigh(bm25, main)
             bm25.save(str(folder), show_progress=False)
         np.save(folder / IDS, np.array(self.chunk_ids, dtype=str))
-        venues, years = filter_arrays(self.metas)
+        venues, years, authors = filter_arrays(self.metas)
         np.save(folder / VENUES, venues)
         np.save(folder / YEARS, years)
+        np.save(folder / AUTHORS, authors)
         if main is not None:
             rows = {"chunk_ids": self.chunk_ids, "meta": self.metas, "texts": self.texts}
             (folder / ROWS).write_text(json.dumps(rows))
         return self.metas
 
 
-def filter_arrays(metas: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
-    """Each chunk's venue (lower-cased) and year (0 when unknown), as searches filter on them."""
+def filter_arrays(metas: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each chunk's venue (lower-cased), year (0 when unknown) and authors (lower-cased), as searches filter on
+    them."""
     import numpy as np
 
     venues = np.array([(m.get("venue") or "").lower() for m in metas], dtype=str)
-    return venues, np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32)
+    authors = np.array([(m.get("authors") or "").lower() for m in metas], dtype=str)
+    return venues, np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32), authors
 
 
 def lean_csc(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> tuple:
@@ -251,11 +278,19 @@ class KeywordIndex:
         index = cls([s for s in segments if s.chunk_ids], manifest)
         return index if sum(len(s.chunk_ids) for s in segments) == manifest["chunks"] else None
 
-    def search(self, query: str, k: int, venue: str | None = None, year: int | None = None) -> list[tuple[str, float]]:
+    def search(self, query: str, k: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """The k best (chunk id, BM25 score) pairs with a positive score, restricted by the filters."""
         tokens = tokenize([query])[0]
-        found = [hit for segment in self.segments for hit in segment.search(tokens, k, venue, year)]
+        found = [hit for segment in self.segments for hit in segment.search(tokens, k, filters or Filters())]
         return sorted(found, key=lambda hit: -hit[1])[:k]
+
+    def docs_by(self, author: str) -> list[str]:
+        """The ids of the papers one of whose authors' names contains `author` (any case)."""
+        import numpy as np
+
+        found = {doc_of_chunk(segment.chunk_ids[i]) for segment in self.segments
+                 for i in np.flatnonzero(np.char.find(segment.authors, author.lower()) >= 0)}  # fmt: skip
+        return sorted(found)
 
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words (as this index tokenizes them, question words left out) with their idf here."""

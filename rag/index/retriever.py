@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from rag.errors import BadInput
 from rag.index import store
-from rag.index.keywords import KeywordIndex, read_manifest, rebuild_keyword_index
+from rag.index.keywords import Filters, KeywordIndex, read_manifest, rebuild_keyword_index
 from rag.records import Query, SearchResult, doc_of_chunk
 from rag.settings import Settings
 from rag.text import check_question
@@ -96,16 +96,15 @@ class Retriever:
         """The k best abstracts, one result each. `query_vector` is the question's embedding when the caller
         already has it (it is computed here otherwise)."""
         query = Query.of(query)
-        mode, year = query.mode, query.year
+        mode = query.mode
         question = check_question(query.text, self.settings.max_question_chars)
-        venue = self.check_venue(query.venue)
-        self.check_year(year)
+        filters = Filters(self.check_venue(query.venue), self.check_years(query.year, query.year_to), query.author)
         k = query.k or self.settings.top_k
         pool = max(self.settings.candidates, k)
         if query_vector is None:
             query_vector = self.embedder.embed_query(question)
-        dense = self._dense(query_vector, pool, venue, year) if mode != "keyword" else []
-        keyword = self._keyword(question, pool, venue, year) if mode != "dense" else []
+        dense = self._dense(query_vector, pool, filters) if mode != "keyword" else []
+        keyword = self._keyword(question, pool, filters) if mode != "dense" else []
         dense, keyword = collapse(dense), collapse(keyword)
         if mode == "hybrid":
             weights = (self.settings.dense_weight, self.settings.keyword_weight)
@@ -127,15 +126,30 @@ class Retriever:
                 return name
         raise BadInput(f"unknown venue {venue!r}; indexed venues: {', '.join(known) or 'none'}")
 
-    def check_year(self, year: int | None) -> None:
-        if year is not None and str(year) not in self.manifest["years"]:
-            known = [y for y in self.manifest["years"] if y != "unknown"]
-            raise BadInput(f"no indexed abstract is from {year}; indexed years: {', '.join(known) or 'none'}")
+    def check_years(self, year: int | None, year_to: int | None) -> tuple[int, int] | None:
+        """The years searched, inclusive (None: any); BadInput when no indexed abstract is from any of them."""
+        if year is None and year_to is None:
+            return None
+        years = (year or 1, year_to or year or 9999) if year_to is not None else (year or 1, year or 9999)
+        if years[0] > years[1]:
+            raise BadInput(f"the year range {years[0]}-{years[1]} is empty")
+        known = [y for y in self.manifest["years"] if y != "unknown"]
+        if not any(years[0] <= int(y) <= years[1] for y in known):
+            asked = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
+            raise BadInput(f"no indexed abstract is from {asked}; indexed years: {', '.join(known) or 'none'}")
+        return years
 
-    def _dense(self, query_vector: np.ndarray, pool: int, venue: str | None, year: int | None) -> list[Hit]:
-        conditions: list[dict] = [{"venue": venue}] if venue else []
-        if year:
-            conditions.append({"year": year})
+    def _dense(self, query_vector: np.ndarray, pool: int, filters: Filters) -> list[Hit]:
+        conditions: list[dict] = [{"venue": filters.venue}] if filters.venue else []
+        if filters.years and filters.years[0] == filters.years[1]:
+            conditions.append({"year": filters.years[0]})
+        elif filters.years:
+            conditions += [{"year": {"$gte": filters.years[0]}}, {"year": {"$lte": filters.years[1]}}]
+        if filters.author:  # Chroma cannot match part of a string: the keyword index's arrays can
+            authored = self.keyword.docs_by(filters.author)
+            if not authored:
+                return []
+            conditions.append({"doc_id": {"$in": authored}})
         where = conditions[0] if len(conditions) == 1 else ({"$and": conditions} if conditions else None)
         found = self.collection.query(
             query_embeddings=[query_vector],
@@ -162,10 +176,10 @@ class Retriever:
             best.setdefault(str(meta["doc_id"]), 1.0 - distance)
         return best
 
-    def _keyword(self, question: str, pool: int, venue: str | None, year: int | None) -> list[Hit]:
+    def _keyword(self, question: str, pool: int, filters: Filters) -> list[Hit]:
         return [
             Hit(chunk_id, doc_of_chunk(chunk_id), score)
-            for chunk_id, score in self.keyword.search(question, pool, venue, year)
+            for chunk_id, score in self.keyword.search(question, pool, filters)
         ]
 
     def _results(self, fused: list[tuple[Hit, float]], cosine: dict[str, float]) -> list[SearchResult]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rag.corpus.loaders import read_jsonl
 from rag.training.answer_pairs import DATASETS, excluded_docs, split_of
-from rag.training.verifier import SCIFACT, SEED, Pair, held_out_ids, sha256, train
+from rag.training.verifier import SCIFACT, SEED, Pair, held_out_ids, sha256, trained
 
 LABELS = ("relevance",)  # one output: the logit of "this abstract answers the query"
 RECORD = "reranker.json"  # in the model folder: how it was built, its checksum and its calibrated gate threshold
@@ -94,25 +94,9 @@ def training_pairs(config: RerankConfig) -> list[Pair]:
 def build(out: Path, config: RerankConfig | None = None, log: Callable[[str], None] = print) -> dict:
     """Train and save the model folder (config.json, model.safetensors, tokenizer.json) with reranker.json, its
     record (checksum, data, configuration); returns that record."""
-    from rag.errors import BadInput
-
-    if not (SCIFACT / "train_claims.jsonl").is_file():
-        raise BadInput(f"the SciFact training data is not at {SCIFACT} (the shared datasets folder beside the project)")
     config = config or RerankConfig()
     started = time.monotonic()
-    pairs = training_pairs(config)
-    counts: dict[str, int] = {}
-    for p in pairs:
-        counts[p.origin] = counts.get(p.origin, 0) + 1
-    log(f"{len(pairs)} training pairs: {counts}")
-    last = [0.0]
-
-    def progress(step: int, steps: int, loss: float) -> None:
-        if time.monotonic() - last[0] > 30 or step == steps:
-            last[0] = time.monotonic()
-            log(f"step {step}/{steps} loss {loss:.3f} ({time.monotonic() - started:.0f} s)")
-
-    model, tokenizer = train(pairs, config, progress, labels=LABELS)  # type: ignore[arg-type]
+    model, tokenizer, counts = trained(training_pairs, config, log, LABELS)  # type: ignore[arg-type]
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))
     tokenizer.save_pretrained(str(out))

@@ -380,15 +380,17 @@ def choose_precision(fp32: Path, int8: Path, log: Callable[[str], None] = print)
     return chosen, measured
 
 
-def build(out: Path = MODEL_DIR, config: TrainConfig | None = None, log: Callable[[str], None] = print) -> dict:
-    """Train, export, quantise when that loses nothing measurable, and write model.json; returns that record."""
+def trained(  # type: ignore[no-untyped-def]
+    make_pairs: Callable, config: TrainConfig, log: Callable[[str], None], labels: tuple[str, ...] = LABELS
+):
+    """Check that the SciFact data is there, make the pairs, log them by kind, then train with the loss logged every
+    30 s; returns (model, tokenizer, pairs by kind). Shared by the verifier's and the reranker's builds."""
     from rag.errors import BadInput
 
     if not (SCIFACT / "train_claims.jsonl").is_file():
         raise BadInput(f"the SciFact training data is not at {SCIFACT} (the shared datasets folder beside the project)")
-    config = config or TrainConfig()
     started = time.monotonic()
-    pairs = training_pairs(config)
+    pairs = make_pairs(config)
     counts: dict[str, int] = {}
     for p in pairs:
         counts[p.origin] = counts.get(p.origin, 0) + 1
@@ -400,7 +402,15 @@ def build(out: Path = MODEL_DIR, config: TrainConfig | None = None, log: Callabl
             last[0] = time.monotonic()
             log(f"step {step}/{steps} loss {loss:.3f} ({time.monotonic() - started:.0f} s)")
 
-    model, tokenizer = train(pairs, config, progress)
+    model, tokenizer = train(pairs, config, progress, labels)
+    return model, tokenizer, counts
+
+
+def build(out: Path = MODEL_DIR, config: TrainConfig | None = None, log: Callable[[str], None] = print) -> dict:
+    """Train, export, quantise when that loses nothing measurable, and write model.json; returns that record."""
+    config = config or TrainConfig()
+    started = time.monotonic()
+    model, tokenizer, counts = trained(training_pairs, config, log)
     fp32 = export(model, tokenizer, out)
     chosen, accuracy = choose_precision(fp32, quantize(fp32, out / "model-int8.onnx"), log)
     record = write_record(chosen, out, config, counts, accuracy, round(time.monotonic() - started))

@@ -27,9 +27,11 @@ class SearchRequest(BaseModel):
     venue: str | None = None
     year: int | None = None
     mode: Mode = "hybrid"
+    year_to: int | None = None
+    author: str | None = None
 
     def as_query(self) -> Query:
-        return Query(self.query, self.k, self.venue, self.year, self.mode)
+        return Query(self.query, self.k, self.venue, self.year, self.mode, self.year_to, self.author)
 
 
 class EmbeddingsRequest(BaseModel):
