@@ -188,6 +188,20 @@ def test_upload_makes_a_paper_searchable(page, tmp_path: Path) -> None:
     page.press("#library-query textarea", "Enter")
     page.wait_for_selector("#library :text('knit1')", timeout=30_000)
 
+    # A reference manager's RIS export, and the library filtered by one of its authors.
+    ris = tmp_path / "export.ris"
+    ris.write_text("TY  - JOUR\nTI  - Knitting robots at sea\nAU  - Ødegård, Kari\nPY  - 2025\nDO  - 10.5555/KNIT.1\n"
+                   "AB  - Robots knit sweaters for sailors on long voyages.\nER  - \n", encoding="utf-8")  # fmt: skip
+    page.set_input_files("#upload input[type=file]", str(ris))  # beside the first file, which is unchanged
+    page.click("#ingest")
+    page.wait_for_selector("#ingest-report :text('unchanged 1')", timeout=120_000)
+    page.fill("#library-query textarea", "")
+    page.fill("#library-author textarea", "ødegÅrd")
+    page.press("#library-author textarea", "Enter")
+    page.wait_for_function("document.querySelector('#library').innerText.includes('doi:10.5555/knit.1')",
+                           timeout=30_000)  # fmt: skip
+    assert "knit1" not in page.inner_text("#library") and "ICML" not in page.inner_text("#library")  # only it
+
 
 def test_script_payload_renders_inert(page) -> None:
     ask(page, "How does XSSGuard sanitize untrusted web inputs?", 1)

@@ -185,9 +185,10 @@ class Handlers:
                 files.append(folder / name)
         return gr.update(value=[str(f) for f in files], visible=True)
 
-    def papers(self, query, venue, year):  # type: ignore[no-untyped-def]
-        """The library table: search results for a query, else every paper (filtered)."""
-        chosen = filters(venue, year)
+    def papers(self, query, venue, year, author=""):  # type: ignore[no-untyped-def]
+        """The library table: search results for a query, else every paper (filtered; the author by any part of a
+        name)."""
+        chosen = {**filters(venue, year), "author": (author or "").strip() or None}
         if (query or "").strip():
             try:
                 rows = [
@@ -275,6 +276,8 @@ def build_app(engine: Engine) -> gr.Blocks:
                 library_query = gr.Textbox(placeholder="Search the library…", show_label=False, elem_id="library-query")
                 library_venue = gr.Dropdown(venues, value=ALL, label="Venue")
                 library_year = gr.Dropdown(years, value=ALL, label="Year")
+                library_author = gr.Textbox(placeholder="Author (any part of a name)", show_label=False,
+                                            elem_id="library-author")  # fmt: skip
             table = gr.Dataframe(
                 on.papers("", ALL, ALL), headers=["doc id", "venue", "year", "title or opening words"],
                 interactive=False, wrap=True, elem_id="library",
@@ -303,8 +306,8 @@ def build_app(engine: Engine) -> gr.Blocks:
         topic.submit(
             on.summarize, [topic, summary_k, backend], [summary, summary_sources, summary_note], api_name=False
         )
-        for trigger in (library_query.submit, library_venue.change, library_year.change):
-            trigger(on.papers, [library_query, library_venue, library_year], table, api_name=False)
+        for trigger in (library_query.submit, library_venue.change, library_year.change, library_author.submit):
+            trigger(on.papers, [library_query, library_venue, library_year, library_author], table, api_name=False)
         ingest_button.click(on.upload, files, [ingest_report, header, table, venue, year], api_name=False)
         gr.api(on.api_ask, api_name="ask")
     return app

@@ -98,11 +98,16 @@ class Library:
         indexed = store.stored_docs(collection, wanted) if collection is not None else {}
         return [doc for doc in wanted if doc not in indexed]
 
-    def papers(self, venue: str | None = None, year: int | None = None) -> list[dict[str, Any]]:
-        """One row per indexed abstract (doc_id, venue, year, title, opening text), optionally filtered."""
+    def papers(
+        self, venue: str | None = None, year: int | None = None, author: str | None = None
+    ) -> list[dict[str, Any]]:
+        """One row per indexed abstract (doc_id, venue, year, title, authors, opening text), optionally filtered
+        (`author`: any part of an author's name, any case)."""
         collection = store.open_collection(self.settings, create=False)
         rows = store.list_papers(collection) if collection is not None else []
-        return [r for r in rows if (not venue or r["venue"] == venue) and (not year or r["year"] == year)]
+        name = (author or "").lower()
+        return [r for r in rows if (not venue or r["venue"] == venue) and (not year or r["year"] == year)
+                and name in r["authors"].lower()]  # fmt: skip
 
     def stats(self) -> dict[str, Any]:
         """What is indexed: counts of abstracts and chunks, venues and years (no model is loaded)."""

@@ -271,6 +271,7 @@ def list_papers(collection: Collection) -> list[dict[str, Any]]:
                 "venue": meta.get("venue") or "",
                 "year": int(meta["year"]) if meta.get("year") else None,
                 "title": meta.get("title") or "",
+                "authors": meta.get("authors") or "",
                 "text": text,
             }
             for text, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=True)
