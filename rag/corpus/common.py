@@ -10,6 +10,8 @@ from typing import Any
 
 from rag.text import stored_text
 
+ID_KINDS = ("doi", "pmid", "arxiv", "openalex", "zotero")  # a paper's ids, in the order of the doc_id precedence
+
 
 @dataclass(frozen=True)
 class Problem:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rag.corpus.common import Problem, optional_str, parse_year, split_list, text_hash_id
+from rag.corpus.common import ID_KINDS, Problem, optional_str, parse_year, split_list, text_hash_id
 from rag.errors import BadInput
 from rag.records import Paper
 from rag.text import stored_text
@@ -33,7 +33,6 @@ KINDS = (
     "text (.txt, a venue-and-year header, an abstract a line), JSONL, CSV, BibTeX, PubMed XML, MEDLINE (.nbib), RIS, "
     "CSL-JSON, a Zotero library (zotero.sqlite), arXiv or OpenAlex JSON lines; any of them gzipped"
 )
-PRECEDENCE = ("doi:", "pmid:", "arxiv:", "openalex:", "zotero:")  # which of a paper's ids is its doc_id
 HEADER = re.compile(r"^\s*(?P<venue>[A-Za-z][\w&.\- ]*?)\s+(?P<year>(?:19|20)\d{2})\b")
 
 
@@ -104,15 +103,12 @@ def read_text(path: Path) -> str:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed when it is gzipped (BadInput when the gzip is damaged)."""
-    import gzip
-    import zlib
+    from rag.corpus.readers import GZIP_ERRORS, open_binary
 
-    data = path.read_bytes()
-    if not data.startswith(b"\x1f\x8b"):
-        return data
     try:
-        return gzip.decompress(data)
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        with open_binary(path) as file:
+            return file.read()
+    except GZIP_ERRORS as exc:
         raise BadInput(f"{path}: a damaged gzip file ({exc})") from None
 
 
@@ -183,9 +179,10 @@ class Merger:
 
 def merged(first: Paper, second: Paper) -> Paper:
     """One paper from two records of it: the first's fields, the second's where the first has none, the longer
-    abstract and author list, every id and keyword; its doc_id the first of its ids by PRECEDENCE."""
+    abstract and author list, every id and keyword; its doc_id the first of its ids by ID_KINDS."""
     identifiers = tuple(dict.fromkeys((*first.identifiers, *second.identifiers)))
-    ranked = sorted(identifiers, key=lambda i: next((n for n, p in enumerate(PRECEDENCE) if i.startswith(p)), 9))
+    order = {kind: n for n, kind in enumerate(ID_KINDS)}  # another id (a text hash) last
+    ranked = sorted(identifiers, key=lambda i: order.get(i.partition(":")[0], len(order)))
     longer = second if len(second.abstract) > len(first.abstract) else first
     return replace(
         first,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from rag.corpus.common import Problem, split_list, text_hash_id
+from rag.corpus.common import ID_KINDS, Problem, split_list, text_hash_id
 from rag.records import Paper
 from rag.text import stored_text, web_url
 
@@ -64,7 +64,7 @@ NO_ABSTRACT = "no abstract"  # the reason of a skipped record without an abstrac
 TRUNCATED = "the file ends early (truncated gzip)"
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
-_GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def _numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
         try:
             for lineno, line in enumerate(text, start=1):
                 yield lineno, line.rstrip("\n")
-        except _GZIP_ERRORS as error:
+        except GZIP_ERRORS as error:
             raise _Broken(f"{path}:{lineno + 1}", error) from None
 
 
@@ -139,7 +139,7 @@ def _binary_lines(path: Path) -> Iterator[tuple[int, bytes]]:
             while data := stream.readline(1 << 16):
                 yield lineno, data
                 lineno += data.endswith(b"\n")
-        except _GZIP_ERRORS as error:
+        except GZIP_ERRORS as error:
             raise _Broken(f"{path}:{lineno}", error) from None
 
 
@@ -219,14 +219,8 @@ def _norm_zotero(value: Any) -> str | None:
     return text if _ZOTERO_KEY.fullmatch(text) else None
 
 
-# The kinds of id, in the order of the doc_id precedence, and the links made of them.
-_NORMALISE = {
-    "doi": _norm_doi,
-    "pmid": _norm_pmid,
-    "arxiv": _norm_arxiv,
-    "openalex": _norm_openalex,
-    "zotero": _norm_zotero,
-}
+# The kinds of id, in the order of the doc_id precedence (ID_KINDS), and the links made of them.
+_NORMALISE = dict(zip(ID_KINDS, (_norm_doi, _norm_pmid, _norm_arxiv, _norm_openalex, _norm_zotero), strict=True))
 _LINKS = {
     "doi": "https://doi.org/{}",
     "pmid": "https://pubmed.ncbi.nlm.nih.gov/{}/",
@@ -527,7 +521,7 @@ class _JsonStream:
             return False
         try:
             chunk = self.text.read(max(self.CHUNK, len(self.buf) - self.pos))
-        except _GZIP_ERRORS as error:
+        except GZIP_ERRORS as error:
             raise _Broken(self.source(self.pos), error) from None
         if not chunk:
             self.eof = True
@@ -874,7 +868,7 @@ def _read_head(path: Path, size: int = 8192) -> bytes:
         try:
             while len(data) < size and (chunk := stream.read1(size - len(data))):
                 data += chunk
-        except _GZIP_ERRORS:
+        except GZIP_ERRORS:
             pass
     return data
 
