@@ -318,7 +318,7 @@ def write_arxiv(target_bytes: int, seed: int) -> Callable[[Path], dict]:
 
 
 def child(mode: str, path: Path) -> None:
-    """Read the file (mode "reader" or "load_corpus") and print the measures as JSON."""
+    """Read the file (mode "reader", "windows" or "load_corpus") and print the measures as JSON."""
     from rag.corpus.loaders import load_corpus
     from rag.corpus.readers import NO_ABSTRACT, READERS, Deletion, sniff
     from rag.records import Paper
@@ -339,6 +339,16 @@ def child(mode: str, path: Path) -> None:
                 counts["no_abstract"] += 1
             else:
                 counts["problems"] += 1
+    elif mode == "windows":  # what `rag ingest` does with the file besides embedding and writing
+        from rag.corpus.loaders import Corpus, LoadResult, windows
+        from rag.index.ingest import WINDOW
+
+        kind = "windows"
+        corpus = Corpus.of([path])
+        counted = sum(1 for _ in corpus.records(LoadResult()))
+        result = LoadResult()
+        counts["papers"] = sum(len(window) for window in windows(corpus, result, WINDOW))
+        counts |= {"no_abstract": result.no_abstract, "problems": len(result.problems), "counted": counted}
     else:
         kind = "load_corpus"
         result = load_corpus([path])
@@ -397,6 +407,10 @@ def main() -> None:
     parser.add_argument("--ingest-rate", type=float, default=48.0, help="an ingest's abstracts per second")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-load-corpus", action="store_true", help="only the readers (and JSONL's load_corpus)")
+    parser.add_argument(
+        "--ingest-seconds", type=int, default=0, help="also a real `rag ingest` of the arXiv file, for this long"
+    )
+    parser.add_argument("--resume-seconds", type=int, default=150, help="how long the resumed ingest runs")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     parser.add_argument("--prepare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -418,9 +432,11 @@ def main() -> None:
     generated = time.perf_counter() - begun
 
     runs = [("reader", xml_path), ("reader", arxiv_path), ("load_corpus", jsonl_path)]
+    runs += [("windows", xml_path), ("windows", arxiv_path)]
     if not args.skip_load_corpus:
         runs += [("load_corpus", xml_path), ("load_corpus", arxiv_path)]
     results = [(mode, path, measure(mode, path)) for mode, path in runs]
+    ingested = ingest_for(arxiv_path, args) if args.ingest_seconds else None
 
     rate = args.ingest_rate
     print(f"\n## Corpus readers against JSONL ({os.cpu_count()} cores, files in {args.work})\n")
@@ -437,7 +453,9 @@ def main() -> None:
         detail = [f"{r['papers']:,} papers"]
         detail += [f"{r['no_abstract']:,} without abstract"] if r["no_abstract"] else []
         detail += [f"{r['problems']:,} problems"] if r["problems"] else []
-        how = f"`READERS[{r['kind']!r}]`" if mode == "reader" else "`load_corpus`"
+        how = {"reader": f"`READERS[{r['kind']!r}]`", "windows": "ingest's two passes (count, windows)"}.get(
+            mode, "`load_corpus`"
+        )
         share = r["seconds"] / (r["seconds"] + r["papers"] / rate) if r["papers"] else 1.0
         above = (r["peak_kb"] - r["baseline_kb"]) / 1024
         print(
@@ -445,9 +463,82 @@ def main() -> None:
             f"{records / r['seconds']:,.0f} | {above:,.1f} above baseline ({r['peak_kb'] / 1024:,.0f} total) | "
             f"{share:.2%} |"
         )
+    if ingested:
+        print(
+            f"\n`rag ingest {arxiv_path.name}` into a fresh index, killed after {args.ingest_seconds} s: counted "
+            f"{ingested['total']:,} records and stored the first batch in {ingested['first_s']:.0f} s, then "
+            f"stored {ingested['stored']:,} "
+            f"({ingested['rate']:.1f} records/s); peak RSS of the ingest and its workers together "
+            f"{ingested['peak_mb']:,.0f} MB (sampled every 0.5 s). The same command again: "
+            f"{ingested['resumed']}."
+        )
     print(
         f"\nGenerating (or reusing) the files: {generated:.0f} s; the whole run: {time.perf_counter() - begun:.0f} s."
     )
+
+
+def tree_rss_mb(pid: int) -> float:
+    """The resident memory of a process and its descendants, in MB."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+            rss[int(stat.parent.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    tree, grown = {pid}, True
+    while grown:
+        more = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grown = bool(more)
+    return sum(rss.get(p, 0) for p in tree) / MB
+
+
+def ingest_for(path: Path, args: argparse.Namespace) -> dict:
+    """A real `rag ingest` of the file into a fresh data directory, its memory sampled, killed after
+    --ingest-seconds; then the same command for --resume-seconds, to see that it resumes where the first stopped."""
+    import shutil
+    import signal
+    import threading
+
+    data = args.work / "ingest-data"
+    shutil.rmtree(data, ignore_errors=True)
+    env = {**os.environ, "RAG_DATA_DIR": str(data)}
+    command = [sys.executable, "-m", "rag", "ingest", str(path), "-v"]
+
+    def run(seconds: float) -> tuple[list[tuple[float, int, int]], float]:
+        """(seconds since start, stored, total) for each stored batch, and the peak RSS in MB."""
+        progress(f"rag ingest {path.name} for {seconds:.0f} s ...")
+        proc = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)  # fmt: skip
+        begun, peak, batches = time.perf_counter(), 0.0, []
+
+        def follow() -> None:
+            for line in proc.stdout:
+                if match := re.match(r"stored (\d+)/(\d+)", line):
+                    batches.append((time.perf_counter() - begun, int(match[1]), int(match[2])))
+
+        reader = threading.Thread(target=follow, daemon=True)
+        reader.start()
+        while proc.poll() is None and time.perf_counter() - begun < seconds:
+            peak = max(peak, tree_rss_mb(proc.pid))
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        reader.join(5)
+        return batches, peak
+
+    batches, peak = run(args.ingest_seconds)
+    if len(batches) < 2:
+        sys.exit(f"the ingest stored fewer than two batches in {args.ingest_seconds} s")
+    (first_s, first_done, total), (last_s, done, _) = batches[0], batches[-1]
+    again, _ = run(args.resume_seconds)
+    resumed = (f"its first report {again[0][1]:,}/{again[0][2]:,} at {again[0][0]:.0f} s (the {done:,} stored "
+               f"before found unchanged)" if again else f"nothing stored within {args.resume_seconds} s")  # fmt: skip
+    return {"total": total, "first_s": first_s, "stored": done, "rate": (done - first_done) / (last_s - first_s),
+            "peak_mb": peak, "resumed": resumed}  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ class Settings(BaseSettings):
     # HTTP service (rag serve)
     api_keys: str = Field("", validation_alias=_env("RAG_API_KEYS"))
     api_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_API_CONCURRENCY"))
-    api_queue: int = Field(16, ge=0, validation_alias=_env("RAG_API_QUEUE"))
+    api_queue: int = Field(64, ge=0, validation_alias=_env("RAG_API_QUEUE"))
     api_max_body_mb: int = Field(20, ge=1, validation_alias=_env("RAG_API_MAX_BODY_MB"))
 
     # Web UI
@@ -122,7 +122,7 @@ class Settings(BaseSettings):
     ui_max_upload_mb: int = Field(20, ge=1, validation_alias=_env("RAG_UI_MAX_UPLOAD_MB"))
     ui_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_UI_CONCURRENCY"))
     ui_queue: int = Field(512, ge=1, validation_alias=_env("RAG_UI_QUEUE"))
-    ui_allowed_hosts: str = Field("", validation_alias=_env("RAG_UI_ALLOWED_HOSTS"))
+    allowed_hosts: str = Field("", validation_alias=_env("RAG_ALLOWED_HOSTS", "RAG_UI_ALLOWED_HOSTS"))
 
     @property
     def api_key_list(self) -> list[str]:

@@ -5,7 +5,9 @@ presenters cannot drift apart."""
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable
+from pathlib import Path
 
 from rag.errors import BadInput
 
@@ -55,6 +57,30 @@ def terminal_safe(text: str) -> str:
     """Text from a corpus or a model without control characters, so that printing it cannot drive the terminal
     (an abstract holding ESC ] 0; ... BEL would retitle it)."""
     return CONTROL.sub("", text)
+
+
+# What markdown_text writes for the characters that would otherwise be markup: HTML's as entities, the rest of ASCII
+# punctuation backslash-escaped (CommonMark: any of them may be), so that no emphasis, link, image, autolink
+# (http://, www., an e-mail address), code span, table, HTML tag or math delimiter can form from the text.
+MARKDOWN_ESCAPES = {c: f"\\{c}" for c in string.punctuation} | {"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;"}
+
+
+def markdown_text(text: str) -> str:
+    """Text to be shown as itself where Markdown is rendered (the web app, a Markdown export): the one rule for
+    putting stored or typed text into Markdown."""
+    return text.translate(str.maketrans(MARKDOWN_ESCAPES))
+
+
+# An absolute path (not a url's path): what is left of it in a message to a client is its last part.
+ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s/:'\"]+/)+(?=[^\s/:'\"]*)")
+
+
+def private(message: str, data_dir: Path | None = None) -> str:
+    """A message for a client of a server (the API, the web app): files named relative to the data directory, no
+    other server path."""
+    for folder in {data_dir.resolve(), data_dir.absolute()} if data_dir else ():
+        message = message.replace(f"{folder}/", "").replace(str(folder), "the data directory")
+    return ABSOLUTE_PATH.sub("", message)
 
 
 def web_url(url: str | None) -> str | None:

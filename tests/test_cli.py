@@ -222,3 +222,13 @@ def test_the_terminal_marks_an_unverified_sentence(capsys) -> None:
     answer_to_terminal(iter([Sentence("Backed [1]."), Sentence("Not backed.", False, "no abstract"), answer]))
     out = capsys.readouterr().out
     assert f"Not backed. {UNVERIFIED_MARK}" in out and f"Backed [1]. {UNVERIFIED_MARK}" not in out
+
+
+def test_a_data_directory_that_is_a_file_or_cannot_be_made_gets_its_own_line(cli_env, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    for command in (["stats"], ["search", "anything"], ["ingest", str(SEEDS)]):
+        result = run_rag(*command, "--data-dir", str(tmp_path / "a-file"), env=cli_env)
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "is a file, not a folder" in result.stderr and "empty" not in result.stderr
+    blocked = run_rag("ingest", str(SEEDS), "--data-dir", str(tmp_path / "a-file" / "data"), env=cli_env)
+    assert blocked.returncode == 2 and "cannot create the data directory" in blocked.stderr, blocked.stderr

@@ -101,16 +101,17 @@ def test_reingest_adds_nothing(seeds_settings) -> None:
     assert sorted(stored_ids(seeds_settings)) == sorted(before)
 
 
-def test_progress_counts_the_papers_to_store_until_all_are_stored(make_settings, tmp_path: Path) -> None:
+def test_progress_counts_the_files_records_until_all_are_handled(make_settings, tmp_path: Path) -> None:
     settings = make_settings(ingest_batch_size=2)
     papers = [{"doc_id": f"p{i}", "abstract": f"Paper {i} studies topic {i}. It finds result {i}."} for i in range(7)]
     ingest([write_jsonl(tmp_path / "first.jsonl", papers[:4])], settings)
     calls: list[tuple[int, int]] = []
     report = ingest([write_jsonl(tmp_path / "all.jsonl", papers)], settings, lambda *call: calls.append(call))
     assert (report.added, report.unchanged) == (3, 4)
-    assert [total for _, total in calls] == [3] * len(calls)  # the papers to store, not all the file's papers
+    assert [total for _, total in calls] == [7] * len(calls)  # every record of the files, counted first
     done = [d for d, _ in calls]
-    assert done == sorted(set(done)) and done[-1] == 3 and len(calls) >= 2
+    assert done[0] == 4  # the unchanged ones, at once
+    assert done == sorted(done) and done[-1] == 7 and len(set(done)) >= 3  # then batch by batch
 
 
 def test_changed_abstract_replaces_its_chunks(make_settings, tmp_path: Path) -> None:
@@ -540,3 +541,42 @@ def test_a_record_that_rag_did_not_write_is_named_in_a_clear_error(make_settings
         ingest([write_jsonl(tmp_path / "third.jsonl", PAPERS[2:])], settings)
     with pytest.raises(RuntimeError, match="RAG_COLLECTION"):
         store.indexed_doc_ids(collection)
+
+
+def test_a_windowed_ingest_stores_what_one_window_would_and_merges_a_paper_met_windows_apart(
+    make_settings, tmp_path: Path, monkeypatch
+) -> None:
+    """Files are stored window by window (bounded memory): a record of a paper stored windows earlier (here the
+    PubMed record of a paper a RIS file brought first) is merged into it as stored; the index ends as with one
+    window."""
+    from test_formats import FORMATS, RIS_DUPLICATE
+
+    from rag.index import ingest as ingest_module
+
+    corpus = tmp_path / "library"
+    corpus.mkdir()
+    (corpus / "a.ris").write_bytes(RIS_DUPLICATE.encode())  # read first: the paper is stored from it
+    (corpus / "b.ris").write_bytes((FORMATS / "zotero_export.ris").read_bytes())
+    (corpus / "c.xml").write_bytes((FORMATS / "pubmed_efetch.xml").read_bytes())
+    whole = ingest([corpus], make_settings(data_dir=tmp_path / "whole"))
+    monkeypatch.setattr(ingest_module, "WINDOW", 1)
+    calls: list[tuple[int, int | None]] = []
+    monkeypatch.setattr(ingest_module, "COUNT_EVERY", 1)
+    windowed_settings = make_settings(data_dir=tmp_path / "windowed")
+    windowed = ingest([corpus], windowed_settings, lambda *call: calls.append(call))
+
+    assert windowed.merged == whole.merged >= 1 and windowed.added == whole.added
+    counted = [done for done, total in calls if total is None]
+    assert counted == list(range(1, len(counted) + 1)) and calls[-1][0] == calls[-1][1] == counted[-1]
+
+    def papers(settings: Settings) -> dict[str, tuple]:
+        collection = store.open_collection(settings, create=False)
+        doc_ids = sorted(store.indexed_doc_ids(collection))
+        return {
+            p.doc_id: (p.abstract, p.title, p.authors, p.identifiers) for p in store.get_papers(collection, doc_ids)
+        }
+
+    assert papers(windowed_settings) == papers(make_settings(data_dir=tmp_path / "whole"))
+    merged = papers(windowed_settings)["doi:10.5555/jim.2019.0042"]
+    assert "BACKGROUND:" in merged[0] or "RESULTS:" in merged[0]  # the longer PubMed abstract, stored afterwards
+    assert read_manifest(windowed_settings.keyword_dir)["chunks"] == len(stored_ids(windowed_settings))

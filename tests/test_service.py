@@ -4,6 +4,7 @@ tight limits, over its own copy of the index, for auth, 413, 429 and ingest)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -42,11 +43,17 @@ def start_service(data_dir: Path, model_cache: Path, log: Path, **env: str) -> t
 
 
 @pytest.fixture(scope="module")
-def service(seeds_settings, model_cache, tmp_path_factory):
+def service_process(seeds_settings, model_cache, tmp_path_factory):
+    """The open service (no keys, the default limits): its process and base url."""
     proc, base = start_service(seeds_settings.data_dir, model_cache, tmp_path_factory.mktemp("serve") / "log")
-    yield base
+    yield proc, base
     proc.terminate()
     proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def service(service_process) -> str:
+    return service_process[1]
 
 
 @pytest.fixture(scope="module")
@@ -303,3 +310,100 @@ def test_a_stream_whose_client_left_before_its_first_byte_gives_its_place_back()
     with pytest.raises(ClientDisconnect):
         asyncio.run(AdmittedStream(chunks(), place)({"type": "http", "asgi": {"spec_version": "2.4"}}, receive, send))
     admission.admit()  # the only place is free again (a lost one would raise the 429 here)
+
+
+def rss_mb(pid: int) -> float:
+    return int(next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if line.startswith("VmRSS:")).split()[1]) / 1024  # fmt: skip
+
+
+def chunked_post(base: str, path: str, total: int) -> tuple[int, int]:
+    """POST `total` bytes with chunked framing over a raw socket, stopping once the server answers or hangs up:
+    (the status it answered, bytes sent)."""
+    url = httpx.URL(base)
+    answer = bytearray()
+    answered = threading.Event()
+    sent = 0
+    with socket.create_connection((url.host, url.port), timeout=60) as conn:
+
+        def read() -> None:
+            with contextlib.suppress(OSError):
+                while b"\r\n" not in answer and (data := conn.recv(4096)):
+                    answer.extend(data)
+            answered.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {url.host}:{url.port}\r\nContent-Type: application/json\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n".encode())  # fmt: skip
+        chunk = b"x" * 65_536
+        with contextlib.suppress(OSError):
+            while sent < total and not answered.is_set():
+                conn.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                sent += len(chunk)
+        answered.wait(30)
+    return int(bytes(answer).split(b" ", 2)[1]), sent
+
+
+def test_the_open_service_guards_hosts_origins_bodies_and_paths(service_process, seeds_settings) -> None:
+    proc, service = service_process
+    stats = f"{service}/v1/stats"
+    rebinding = httpx.get(stats, headers={"Host": "evil.example"})
+    assert rebinding.status_code == 403 and rebinding.json()["error"]["code"] == "host_not_allowed"
+    files = {"file": ("p.jsonl", json.dumps({"doc_id": "planted", "abstract": "Planted. Text."}), "text/plain")}
+    planted = httpx.post(f"{service}/v1/ingest", files=files, headers={"Origin": "http://evil.example"})
+    assert planted.status_code == 403 and planted.json()["error"]["code"] == "origin_not_allowed"
+    assert httpx.get(stats, headers={"Origin": "http://evil.example"}).status_code == 403  # reads too
+    own = httpx.post(f"{service}/v1/search", json={"query": "SAM", "k": 1}, headers={"Origin": service})
+    assert own.status_code == 200  # the server's own origin
+    assert httpx.get(stats, headers={"Host": "localhost"}).status_code == 200
+
+    # Every error in OpenAI's shape, no server path in any answer.
+    assert httpx.get(f"{service}/v1/nowhere").json()["error"]["message"]
+    deep = httpx.post(f"{service}/v1/search", content=b"[" * 100_000, headers={"Content-Type": "application/json"})
+    assert deep.status_code == 400 and deep.json()["error"]["type"] == "invalid_request_error"
+    nested = {"model": "abstracts-rag", "messages": [{"role": "user", "content": [[1]]}]}
+    assert "messages.0.content" in httpx.post(f"{service}/v1/chat/completions", json=nested).json()["error"]["message"]
+    assert httpx.put(f"{service}/v1/search", json={}).json()["error"]["message"] == "Method Not Allowed"
+    assert str(seeds_settings.data_dir) not in httpx.get(stats).text
+    for name, status in (("..", 400), ("", 400), ("CON.jsonl", 400), (".env", 400), ("../../empty.jsonl", 400)):
+        answer = httpx.post(f"{service}/v1/ingest", files={"file": (name, b"", "text/plain")})
+        assert answer.status_code == status, (name, answer.text)
+        assert "/tmp" not in answer.text and str(Path.home()) not in answer.text, answer.text
+    assert httpx.post(f"{service}/v1/ingest", files={"file": ("../../empty.jsonl", b"", "text/plain")}).json()[
+        "error"]["message"] == "empty.jsonl: the file is empty"  # fmt: skip
+
+    # Embeddings: bounded inputs per request and characters per input.
+    embeddings = f"{service}/v1/embeddings"
+    assert httpx.post(embeddings, json={"input": ["a"] * 2049}).status_code == 400
+    assert "32,000" in httpx.post(embeddings, json={"input": "a" * 32_001}).json()["error"]["message"]
+
+    # A 150 MB chunked body is refused once it passes the 20 MB limit; the server does not keep what it read.
+    before = rss_mb(proc.pid)
+    status, sent = chunked_post(service, "/v1/search", 150_000_000)
+    assert status == 413 and sent < 60_000_000, sent  # refused near the limit, not after the whole body
+    assert rss_mb(proc.pid) - before < 25, (before, rss_mb(proc.pid))  # what the app buffered up to the limit
+    assert httpx.get(stats).status_code == 200  # and it goes on serving
+
+
+def test_keys_are_bearer_only_and_cross_origin_writes_are_refused_with_keys(guarded) -> None:
+    stats = f"{guarded}/v1/stats"
+    assert httpx.get(stats, headers={"Authorization": KEY}).status_code == 401  # no "Bearer "
+    assert httpx.get(stats, headers={"Authorization": f"Token {KEY}"}).status_code == 401
+    bearer = {"Authorization": f"bearer {KEY}"}  # the scheme is case-insensitive
+    assert httpx.get(stats, headers=bearer).status_code == 200
+    assert httpx.get(stats, headers={**bearer, "Host": "any.name.example"}).status_code == 200  # keys: any name
+    write = httpx.post(
+        f"{guarded}/v1/search", json={"query": "SAM"}, headers={**bearer, "Origin": "http://evil.example"}
+    )
+    assert write.status_code == 403
+
+
+def test_retry_after_spreads_a_burst_over_the_time_the_line_takes() -> None:
+    from rag.frontends.http.admission import Admission
+
+    admission = Admission(running=2, waiting=0)
+    for seconds in (6.0,) * 20:
+        admission.served(seconds)  # answers take about 6 s: a place frees every 3 s
+    waits = [admission.retry_after(now=100.0) for _ in range(5)]
+    assert waits == sorted(waits) and waits[0] >= 3 and waits[-1] >= 14  # each client its own, later place
+    assert admission.retry_after(now=1_000.0) == waits[0]  # once the promised times have passed, afresh

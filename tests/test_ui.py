@@ -315,7 +315,7 @@ def test_markdown_in_answers_and_drafts_is_escaped() -> None:
 
     image = "![a](http://leak.invalid/x.png)"
     for html_text in (answer_html(f"LeakyNet works {image} well [1]."), draft_html(["Done [1]."], image)):
-        assert "![" not in html_text and "\\!\\[a\\]\\(http://leak.invalid/x.png\\)" in html_text
+        assert "![" not in html_text and "\\!\\[a\\]\\(http\\:\\/\\/leak\\.invalid\\/x\\.png\\)" in html_text
     assert '<a class="cite" href="#src-1">[1]</a>' in answer_html("LeakyNet works [1].")
 
 
@@ -334,8 +334,8 @@ def test_the_verifier_note_reads_the_kind_of_a_dropped_sentence_not_its_wording(
     report = VerifierReport(dropped=2, dropped_sentences=dropped)
     note = verifier_note(Answer("q", "a", False, [], "extractive", {}, report))
     assert note == (
-        "Verifier: 1 unsupported sentence(s) removed; removed “SAM hurts robustness.”, contradicted by [2] "
-        "(“SAM improves robustness.”)."
+        "Verifier: 1 unsupported sentence(s) removed; removed “SAM hurts robustness\\.”, contradicted by [2] "
+        "(“SAM improves robustness\\.”)."
     )
 
 
@@ -365,7 +365,7 @@ def test_foreign_hosts_and_cross_origin_requests_are_refused(ui_url) -> None:
     body = {"data": ["What does SAM do?", "extractive"]}
     assert httpx.get(ui_url, headers={"Host": "evil.example.com"}).status_code == 403
     refused = httpx.post(call, json=body, headers={"Origin": "http://evil.example.com"})
-    assert refused.status_code == 403 and "cross-origin" in refused.json()["detail"]
+    assert refused.status_code == 403 and "cross-origin" in refused.json()["error"]["message"]
     assert "access-control-allow-origin" not in refused.headers
     assert httpx.post(call, json=body, headers={"Origin": "null"}).status_code == 403
     same_origin = ui_url.rstrip("/")
@@ -376,8 +376,8 @@ def test_foreign_hosts_and_cross_origin_requests_are_refused(ui_url) -> None:
 
 def test_repeated_wrong_logins_lock_the_client_out(seeds_settings, engine) -> None:
     """A real app with a login, served in this process: the sixth try is refused even with the right password."""
+    from rag.frontends.guard import LOGIN_FAILURES
     from ui.app import build_app, start
-    from ui.guard import LOGIN_FAILURES
 
     settings = seeds_settings.model_copy(update={"ui_user": "ada", "ui_password": "right"})
     app = build_app(engine)
@@ -395,7 +395,7 @@ def test_repeated_wrong_logins_lock_the_client_out(seeds_settings, engine) -> No
 
 
 def test_the_login_lockout_grows_and_ends() -> None:
-    from ui.guard import LOGIN_FAILURES, LOGIN_LOCKOUT, LoginThrottle
+    from rag.frontends.guard import LOGIN_FAILURES, LOGIN_LOCKOUT, LoginThrottle
 
     throttle = LoginThrottle()
     for second in range(LOGIN_FAILURES - 1):
@@ -412,7 +412,7 @@ def test_the_login_lockout_grows_and_ends() -> None:
 
 
 def test_allowed_hosts() -> None:
-    from ui.guard import Allowed
+    from rag.frontends.guard import Allowed
 
     loopback = Allowed.of("127.0.0.1", "")
     assert loopback.host("localhost") and loopback.host("127.0.0.1") and not loopback.host("evil.example.com")
@@ -434,6 +434,15 @@ def test_the_export_marks_unverified_sentences() -> None:
             {"text": "A claim no abstract confirms.", "verified": False},
         ],
     }
-    assert "A claim no abstract confirms. *(not verified)*" in markdown_export([turn])
+    assert "A claim no abstract confirms\\. *(not verified)*" in markdown_export([turn])
     html = answer_html(turn["answer"], "", {"A claim no abstract confirms."})
     assert html.count('class="unverified"') == 1 and html.count('class="cite"') == 1
+
+
+def test_the_error_box_gets_text_not_markup_and_no_server_paths() -> None:
+    """Gradio renders an error's message as HTML; its file names are cleaned by Gradio, but a message may also quote
+    a question or a record."""
+    from ui.app import page_error
+
+    error = page_error("/tmp/gradio/0a1b/notes <img src=http://127.0.0.1:9/x.png>.json: not a kind of file")
+    assert error.message == "notes &lt;img src=http://127.0.0.1:9/x.png&gt;.json: not a kind of file"

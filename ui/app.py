@@ -3,6 +3,7 @@ citation logic of its own. One Engine per process serves every session; conversa
 
 from __future__ import annotations
 
+import html
 import logging
 import tempfile
 from collections.abc import Iterator
@@ -17,8 +18,8 @@ from rag.engine import Engine
 from rag.errors import BadInput
 from rag.records import Answer, Query
 from rag.settings import BACKENDS, Settings
-from rag.text import EmptyInput, check_question
-from ui.render import answer_html, draft_html, markdown_export, markdown_text, sources_html, verifier_note
+from rag.text import EmptyInput, check_question, markdown_text, private
+from ui.render import answer_html, draft_html, markdown_export, sources_html, verifier_note
 
 log = logging.getLogger("rag.ui")
 ALL = "All"
@@ -85,6 +86,12 @@ def shown(events: Iterator[Event | Answer]) -> Iterator[str | Answer | Failure]:
         yield Failure(f"Something went wrong ({type(exc).__name__}). The app keeps working; try again.")
 
 
+def page_error(message: str) -> gr.Error:
+    """A message for the page's error box, which renders HTML: escaped, as it may quote a file name or a question;
+    without server paths (an upload is named by its file name)."""
+    return gr.Error(html.escape(private(message)))
+
+
 def turn_record(answer: Answer) -> dict[str, Any]:
     return {**answer.contract(), "abstracts": answer.abstracts}
 
@@ -126,11 +133,15 @@ class Handlers:
         except EmptyInput:
             raise gr.Error(f"Type a {what} first.") from None
         except BadInput as exc:
-            raise gr.Error(str(exc)) from None
+            raise page_error(str(exc)) from None
 
     def respond(self, question, history, state, venue, year, k, backend):  # type: ignore[no-untyped-def]
         question = self.checked(question, "question")
-        history = [*history, {"role": "user", "content": question}, {"role": "assistant", "content": "…"}]
+        history = [
+            *history,
+            {"role": "user", "content": markdown_text(question)},
+            {"role": "assistant", "content": "…"},
+        ]
         session = self.engine.chat(backend, state["history"])
         for item in shown(session.stream(Query(question, int(k), **filters(venue, year)))):
             match item:
@@ -153,7 +164,7 @@ class Handlers:
         for item in shown(self.engine.stream(Query(topic, int(k)), backend, "summary")):
             match item:
                 case Failure(message):
-                    raise gr.Error(message)
+                    raise page_error(message)
                 case Answer():
                     record = turn_record(item)
                     yield (
@@ -170,7 +181,7 @@ class Handlers:
         try:
             return self.engine.ask(question, backend or None).contract()
         except BadInput as exc:
-            raise gr.Error(str(exc)) from None
+            raise gr.Error(str(exc)) from None  # to a program (gradio_client), not the page
 
     def export(self, state):  # type: ignore[no-untyped-def]
         if not state["turns"]:
@@ -196,7 +207,7 @@ class Handlers:
                     for r in self.library.search(Query(query, 50, **chosen))
                 ]
             except BadInput as exc:
-                raise gr.Error(str(exc)) from None
+                raise page_error(str(exc)) from None
         else:
             rows = self.library.papers(**chosen)
         return [
@@ -209,15 +220,22 @@ class Handlers:
             raise gr.Error("Choose one or more files first.")
         paths = [Path(f if isinstance(f, str) else f.name) for f in files]
         progress(0, desc="Reading files")
+
+        def report_progress(done: int, total: int | None) -> None:
+            if total is None:
+                progress(None, desc=f"Reading files: {done:,} records")
+            else:
+                progress(done / max(total, 1), desc="Embedding")
+
         try:
-            report = self.library.add(paths, lambda done, total: progress(done / max(total, 1), desc="Embedding"))
+            report = self.library.add(paths, report_progress)
         except BadInput as exc:
-            raise gr.Error(str(exc)) from None
+            raise page_error(str(exc)) from None
         lines = [
             f"**Added {report.added}, updated {report.updated}, unchanged {report.unchanged}, "
             f"rejected {report.skipped}.**"
         ]
-        lines += [f"- rejected `{p.short()}`" for p in report.problems]
+        lines += [f"- rejected {markdown_text(p.short())}" for p in report.problems]
         stats = self.library.stats()
         venues, years = choices(stats)
         return (
@@ -236,11 +254,13 @@ def build_app(engine: Engine) -> gr.Blocks:
     stats = engine.library.stats()
     venues, years = choices(stats)
     with gr.Blocks(title="Abstracts Q&A") as app:
-        header = gr.Markdown(header_text(stats), elem_id="corpus-line")
+        header = gr.Markdown(header_text(stats), elem_id="corpus-line", latex_delimiters=[])
         state = gr.State(lambda: {"history": [], "turns": []})
         with gr.Tab("Chat"), gr.Row():
             with gr.Column(scale=3):
-                chatbot = gr.Chatbot(elem_id="chat", height=480, sanitize_html=True, label="Conversation")
+                chatbot = gr.Chatbot(
+                    elem_id="chat", height=480, sanitize_html=True, label="Conversation", latex_delimiters=[]
+                )
                 question = gr.Textbox(placeholder="Ask about the indexed papers…", show_label=False, elem_id="question")
                 with gr.Row():
                     ask_button = gr.Button("Ask", variant="primary", elem_id="ask")
@@ -251,16 +271,17 @@ def build_app(engine: Engine) -> gr.Blocks:
                 )
                 gr.Examples(EXAMPLES, inputs=question, label="Examples")
             with gr.Column(scale=2):
-                note = gr.Markdown(elem_id="verifier-note")
+                note = gr.Markdown(elem_id="verifier-note", latex_delimiters=[])
                 sources = gr.HTML(sources_html(None), elem_id="sources", label="Sources")
                 with gr.Accordion("Settings", open=False):
                     venue = gr.Dropdown(venues, value=ALL, label="Venue", elem_id="venue")
                     year = gr.Dropdown(years, value=ALL, label="Year", elem_id="year")
                     k = gr.Slider(1, 20, value=settings.top_k, step=1, label="Passages")
                     backend = gr.Dropdown(list(BACKENDS), value=default_backend, label="Backend", elem_id="backend")
-                    gr.Markdown(f"Configured: `{default_backend}` (RAG_LLM_BACKEND={settings.llm_backend}); "
-                                f"local model: `{settings.llm_model_path or 'SmolLM2-135M-Instruct (bundled)'}`; "
-                                f"API model: `{settings.openai_model}`.")  # fmt: skip
+                    local = settings.llm_model_path or "SmolLM2-135M-Instruct (bundled)"
+                    gr.Markdown(markdown_text(f"Configured: {default_backend} (RAG_LLM_BACKEND={settings.llm_backend}"
+                                              f"); local model: {local}; API model: {settings.openai_model}."),
+                                latex_delimiters=[])  # fmt: skip
         with gr.Tab("Summarize"):
             topic = gr.Textbox(placeholder="A topic, e.g. adversarial robustness", show_label=False, elem_id="topic")
             with gr.Row():
@@ -269,7 +290,7 @@ def build_app(engine: Engine) -> gr.Blocks:
             with gr.Row():
                 summary = gr.HTML(elem_id="summary")
                 with gr.Column():
-                    summary_note = gr.Markdown()
+                    summary_note = gr.Markdown(latex_delimiters=[])
                     summary_sources = gr.HTML(elem_id="summary-sources")
         with gr.Tab("Library"):
             with gr.Row():
@@ -280,7 +301,7 @@ def build_app(engine: Engine) -> gr.Blocks:
                                             elem_id="library-author")  # fmt: skip
             table = gr.Dataframe(
                 on.papers("", ALL, ALL), headers=["doc id", "venue", "year", "title or opening words"],
-                interactive=False, wrap=True, elem_id="library",
+                interactive=False, wrap=True, elem_id="library", latex_delimiters=[],
             )  # fmt: skip
             files = gr.File(
                 label="Add abstracts (.jsonl .csv .bib .ris .nbib, PubMed .xml, CSL .json, zotero.sqlite, .txt, .gz)",
@@ -289,7 +310,7 @@ def build_app(engine: Engine) -> gr.Blocks:
                 elem_id="upload",
             )  # fmt: skip
             ingest_button = gr.Button("Add to the library", elem_id="ingest")
-            ingest_report = gr.Markdown(elem_id="ingest-report")
+            ingest_report = gr.Markdown(elem_id="ingest-report", latex_delimiters=[])
 
         chat_outputs = [chatbot, sources, note, state, question]
         chat_inputs = [question, chatbot, state, venue, year, k, backend]
@@ -320,14 +341,14 @@ def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, share:
 
 
 def start(app: gr.Blocks, settings: Settings, host: str, port: int, share: bool = False, block: bool = True) -> None:
-    """Serve the app behind the request guards (ui/guard.py); with block=False, return once it listens."""
+    """Serve the app behind the request guard (rag/frontends/guard.py); with block=False, return once it listens."""
     from starlette.middleware import Middleware
 
-    from ui.guard import Allowed, Guard
+    from rag.frontends.guard import Allowed, Guard, Policy
 
     app.queue(default_concurrency_limit=settings.ui_concurrency, max_size=settings.ui_queue)
     auth = (settings.ui_user, settings.ui_password) if settings.ui_user and settings.ui_password else None
-    guard = Middleware(Guard, allowed=Allowed.of(host, settings.ui_allowed_hosts))
+    guard = Middleware(Guard, policy=Policy(Allowed.of(host, settings.allowed_hosts), throttle_logins=True))
     app.launch(
         server_name=host,
         server_port=port,

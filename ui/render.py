@@ -6,11 +6,10 @@ in an abstract, a venue or a model's draft is shown as text and never fetched.""
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 from rag.records import Answer
-from rag.text import MARKER, byline, replace_markers, web_url, where
+from rag.text import MARKER, byline, markdown_text, replace_markers, web_url, where
 
 UNVERIFIED_TITLE = "Not verified: no abstract could be confirmed to support this sentence, so it cites none"
 
@@ -139,13 +138,9 @@ def searched_line(answer: Answer) -> str:
     return ("Also searched for: " + "; ".join(f"“{markdown_text(r)}”" for r in rewrites) + ".") if rewrites else ""
 
 
-def markdown_text(text: str) -> str:
-    """Text shown as itself in Markdown: HTML escaped, Markdown's special characters backslash-escaped."""
-    return re.sub(r"([\\`*_{}\[\]()#!|<>~])", r"\\\1", html.escape(text, quote=False))
-
-
 def markdown_export(turns: list[dict]) -> str:
-    """The conversation as Markdown with one numbered reference list (citations renumbered across turns)."""
+    """The conversation as Markdown with one numbered reference list (citations renumbered across turns); every
+    text in it escaped (markdown_text), so a Markdown viewer fetches and links nothing from it."""
     numbers: dict[str, int] = {}
     references: list[str] = []
     lines = ["# Conversation", ""]
@@ -155,11 +150,12 @@ def markdown_export(turns: list[dict]) -> str:
             if c["doc_id"] not in numbers:
                 numbers[c["doc_id"]] = len(numbers) + 1
                 place = where(c["venue"], c["year"])
-                references.append(f'{numbers[c["doc_id"]]}. {place} {c["doc_id"]}: "{c["quote"]}"')
+                references.append(f"{numbers[c['doc_id']]}. " + markdown_text(f'{place} {c["doc_id"]}: "{c["quote"]}"'))
             local[c["n"]] = numbers[c["doc_id"]]
-        answer = replace_markers(turn["answer"], lambda n, local=local: f"[{local.get(n, n)}]")
+        answer = markdown_text(replace_markers(turn["answer"], lambda n, local=local: f"[{local.get(n, n)}]"))
         for sentence in turn.get("sentences", []):
             if not sentence["verified"]:
-                answer = answer.replace(sentence["text"].strip(), f"{sentence['text'].strip()} *(not verified)*", 1)
-        lines += [f"**Q:** {turn['question']}", "", f"**A:** {answer}", ""]
+                text = markdown_text(sentence["text"].strip())
+                answer = answer.replace(text, f"{text} *(not verified)*", 1)
+        lines += [f"**Q:** {markdown_text(turn['question'])}", "", f"**A:** {answer}", ""]
     return "\n".join([*lines, "## References", "", *references, ""])

@@ -44,6 +44,7 @@ class LoadResult:
     no_abstract: int = 0  # records skipped for having no abstract (citations PubMed lists without one)
     merged: int = 0  # records that were a paper already met, merged into it
     deletions: set[str] = field(default_factory=set)  # ids a PubMed update file deletes ("pmid:123")
+    late: list[tuple[str, Paper]] = field(default_factory=list)  # (doc_id of a paper of an earlier window, its record)
 
     def take_papers(self) -> list[Paper]:
         """The papers, which this result then no longer holds: whoever takes them can free each once it is used."""
@@ -89,25 +90,50 @@ def kind_of(path: Path) -> str:
     return kind
 
 
-def read_text(path: Path) -> str:
-    data = read_bytes(path)
-    if not data.strip():
+HEAD_BYTES = 65_536  # what is checked of a file before any is parsed
+
+
+def check_text(path: Path) -> None:
+    """BadInput unless the file's opening is UTF-8 text (not empty, not binary, not a damaged gzip)."""
+    head = _read(path, HEAD_BYTES)
+    if not head.strip():
         raise BadInput(f"{path}: the file is empty")
-    if b"\x00" in data[:8192]:
+    if b"\x00" in head[:8192]:
         raise BadInput(f"{path}: not a text file (binary content)")
+    _decoded(path, head[: len(head) - 4] if len(head) == HEAD_BYTES else head)  # a character may be cut at the end
+
+
+def read_text(path: Path) -> str:
+    """The whole file as text (the kinds parsed whole: seeds, CSV, BibTeX, which are small)."""
+    return _decoded(path, _read(path))
+
+
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a text file, one at a time (JSONL files may be of any size)."""
+    from rag.corpus.readers import GZIP_ERRORS, open_binary
+
+    with open_binary(path) as file:
+        try:
+            for lineno, raw in enumerate(file, start=1):
+                yield lineno, _decoded(f"{path}:{lineno}", raw.removeprefix(b"\xef\xbb\xbf") if lineno == 1 else raw)
+        except GZIP_ERRORS as exc:
+            raise BadInput(f"{path}: a damaged gzip file ({exc})") from None
+
+
+def _decoded(where: Path | str, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise BadInput(f"{where}: not UTF-8 text (byte {exc.start})") from None
 
 
-def read_bytes(path: Path) -> bytes:
-    """The file's bytes, decompressed when it is gzipped (BadInput when the gzip is damaged)."""
+def _read(path: Path, size: int = -1) -> bytes:
+    """The file's bytes (the first `size`), decompressed when it is gzipped (BadInput when the gzip is damaged)."""
     from rag.corpus.readers import GZIP_ERRORS, open_binary
 
     try:
         with open_binary(path) as file:
-            return file.read()
+            return file.read(size)
     except GZIP_ERRORS as exc:
         raise BadInput(f"{path}: a damaged gzip file ({exc})") from None
 
@@ -118,21 +144,58 @@ MAX_ABSTRACT_CHARS = 100_000  # abstracts run to a few thousand characters; a lo
 def load_corpus(paths: Iterable[str | Path], max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> LoadResult:
     """Load every file; raises BadInput for unreadable files, collects record problems (an abstract longer than
     `max_abstract_chars` is one), counts records without an abstract and merges papers met twice."""
-    result = LoadResult(files=collect_files(paths))
-    kinds = {path: kind_of(path) for path in result.files}
-    texts = {path: read_text(path) for path, kind in kinds.items() if kind in PARSERS}  # checked before any parsing
+    corpus = Corpus.of(paths, max_abstract_chars)
+    result = LoadResult(files=corpus.files)
     merger = Merger(result)
-    for path, kind in kinds.items():
-        items = PARSERS[kind](path, texts.pop(path)) if kind in PARSERS else streamed(path, kind, result)
-        for item in items:
-            if isinstance(item, Paper) and len(item.abstract) > max_abstract_chars:
-                limit = f"the limit is {max_abstract_chars:,} (RAG_MAX_ABSTRACT_CHARS)"
-                item = Problem(item.source, f"the abstract has {len(item.abstract):,} characters; {limit}")
-            if isinstance(item, Problem):
-                result.problems.append(item)
-            else:
-                merger.add(item)
+    for paper in corpus.records(result):
+        merger.add(paper)
     return result
+
+
+def windows(corpus: Corpus, result: LoadResult, size: int) -> Iterator[list[Paper]]:
+    """The corpus's papers in windows of about `size`, merged within a window, so that a file of any size is read
+    in bounded memory. A record of a paper met in an earlier window (rare: the same DOI or PMID far apart) goes to
+    `result.late`, to be merged with the paper as it was stored."""
+    merger = Merger(result)
+    for paper in corpus.records(result):
+        merger.add(paper)
+        if len(result.papers) >= size:
+            yield merger.take_window()
+    if result.papers:
+        yield merger.take_window()
+
+
+@dataclass
+class Corpus:
+    """The files to read, checked before any is parsed (each exists and is of a kind that is read); read as often
+    as needed (an ingest reads it twice: once to count and check, once to store)."""
+
+    files: list[Path]
+    kinds: dict[Path, str]
+    max_abstract_chars: int = MAX_ABSTRACT_CHARS
+
+    @classmethod
+    def of(cls, paths: Iterable[str | Path], max_abstract_chars: int = MAX_ABSTRACT_CHARS) -> Corpus:
+        files = collect_files(paths)
+        kinds = {path: kind_of(path) for path in files}
+        for path, kind in kinds.items():
+            if kind in PARSERS:
+                check_text(path)
+        return cls(files, kinds, max_abstract_chars)
+
+    def records(self, result: LoadResult) -> Iterator[Paper]:
+        """Every file's papers in order; problems (a too long abstract is one), records without an abstract and
+        deletions go to `result`."""
+        limit = f"the limit is {self.max_abstract_chars:,} (RAG_MAX_ABSTRACT_CHARS)"
+        for path, kind in self.kinds.items():
+            items = PARSERS[kind](path) if kind in PARSERS else streamed(path, kind, result)
+            for item in items:
+                if isinstance(item, Paper) and len(item.abstract) > self.max_abstract_chars:
+                    item = Problem(item.source, f"the abstract has {len(item.abstract):,} characters; {limit}")
+                if isinstance(item, Problem):
+                    result.problems.append(item)
+                else:
+                    yield item
 
 
 def streamed(path: Path, kind: str, result: LoadResult) -> Iterator[Paper | Problem]:
@@ -152,15 +215,24 @@ def streamed(path: Path, kind: str, result: LoadResult) -> Iterator[Paper | Prob
 class Merger:
     """Adds papers to a LoadResult, one paper per identity: a paper sharing a DOI, PMID, arXiv or OpenAlex id
     (or a Zotero key) with one met before is merged into it; one without such ids whose doc_id was met is a
-    duplicate (a Problem), as before."""
+    duplicate (a Problem), as before. Papers of earlier windows (see `windows`) are known by name only."""
 
     def __init__(self, result: LoadResult) -> None:
         self.result = result
         self.where: dict[str, int] = {}  # doc_id or identifier -> index in result.papers
+        self.earlier: dict[str, str] = {}  # doc_id or identifier -> doc_id, for papers of earlier windows
 
     def add(self, paper: Paper) -> None:
         papers = self.result.papers
+        names = (*paper.identifiers, paper.doc_id)
         known = next((self.where[i] for i in paper.identifiers if i in self.where), None)
+        if known is None and (before := next((self.earlier[i] for i in names if i in self.earlier), None)):
+            if paper.identifiers:
+                self.result.late.append((before, paper))
+                self.result.merged += 1
+            else:
+                self.result.problems.append(Problem(paper.source, f"duplicate doc_id {paper.doc_id!r} (met earlier)"))
+            return
         if known is None and paper.doc_id in self.where and not paper.identifiers:
             first = papers[self.where[paper.doc_id]].source
             self.result.problems.append(Problem(paper.source, f"duplicate doc_id {paper.doc_id!r} (first at {first})"))
@@ -175,6 +247,13 @@ class Merger:
             self.result.merged += 1
         for name in (papers[known].doc_id, *papers[known].identifiers):
             self.where[name] = known
+
+    def take_window(self) -> list[Paper]:
+        """The papers in hand, which are then remembered by name only."""
+        papers = self.result.take_papers()
+        self.earlier.update((name, papers[index].doc_id) for name, index in self.where.items())
+        self.where.clear()
+        return papers
 
 
 def merged(first: Paper, second: Paper) -> Paper:
@@ -206,8 +285,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
-    lines = text.splitlines()
+def parse_seeds(path: Path) -> Iterator[Paper | Problem]:
+    lines = read_text(path).splitlines()
     header = HEADER.match(lines[0])
     if header is None:
         raise BadInput(f"{path}:1: expected a header line such as 'ICML 2024 Papers'")
@@ -226,8 +305,8 @@ def parse_seeds(path: Path, text: str) -> Iterator[Paper | Problem]:
             )
 
 
-def parse_jsonl(path: Path, text: str) -> Iterator[Paper | Problem]:
-    for lineno, line in enumerate(text.splitlines(), start=1):
+def parse_jsonl(path: Path) -> Iterator[Paper | Problem]:
+    for lineno, line in text_lines(path):
         if not line.strip():
             continue
         source = f"{path}:{lineno}"
@@ -245,8 +324,8 @@ def parse_jsonl(path: Path, text: str) -> Iterator[Paper | Problem]:
         yield record_to_paper(record, source)
 
 
-def parse_csv(path: Path, text: str) -> Iterator[Paper | Problem]:
-    reader = csv.DictReader(io.StringIO(text))
+def parse_csv(path: Path) -> Iterator[Paper | Problem]:
+    reader = csv.DictReader(io.StringIO(read_text(path)))
     columns = {c.strip().lower() for c in reader.fieldnames or []}
     if not columns & {"abstract", "text"}:
         raise BadInput(f"{path}:1: the CSV header needs an 'abstract' or 'text' column")
@@ -260,12 +339,12 @@ def parse_csv(path: Path, text: str) -> Iterator[Paper | Problem]:
         line_of_row = reader.line_num + 1
 
 
-def parse_bibtex(path: Path, text: str) -> Iterator[Paper | Problem]:
+def parse_bibtex(path: Path) -> Iterator[Paper | Problem]:
     import bibtexparser
     from bibtexparser.middlewares import LatexDecodingMiddleware
 
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)  # failures are reported as Problems below
-    library = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
+    library = bibtexparser.parse_string(read_text(path), append_middleware=[LatexDecodingMiddleware()])
     for block in library.failed_blocks:
         lines = [line.strip() for line in str(getattr(block, "error", "")).splitlines() if line.strip()]
         reason = f" ({lines[-1]})" if lines else ""

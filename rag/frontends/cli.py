@@ -23,6 +23,8 @@ from rag.settings import BACKENDS, MODES, Mode, Settings
 from rag.text import terminal_safe, where
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from rag.answer import Task
     from rag.records import Query
 
@@ -72,6 +74,21 @@ REBUILD_HELP = (
 REPAIR_HELP = "Mend what can be mended: embed chunks without vectors again, rebuild the keyword index."
 
 
+def _records_bar() -> Progress:
+    """A progress bar for ingests: records done of the total, records per second, time left."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class Rate(ProgressColumn):
+        def render(self, task) -> Text:  # type: ignore[no-untyped-def]
+            return Text(f"{task.speed:,.0f} records/s" if task.speed else "", style="progress.data.speed")
+
+    return Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
+        console=_stderr_console(), transient=True,
+    )  # fmt: skip
+
+
 @app.command()
 def ingest(
     paths: Annotated[
@@ -85,21 +102,18 @@ def ingest(
     rebuild: Annotated[bool, typer.Option("--rebuild", help=REBUILD_HELP)] = False,
 ) -> None:
     """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
     from rag.index import Library
 
     settings = load_settings(data_dir)
     os.nice(settings.ingest_nice)  # a batch job: questions answered meanwhile on this machine come first
-    with Progress(
-        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=_stderr_console(), transient=True,
-    ) as bar:  # fmt: skip
-        task = bar.add_task("Embedding abstracts", total=None)
+    with _records_bar() as bar:
+        task = bar.add_task("Reading files", total=None)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-            if verbose:
+        def progress(done: int, total: int | None) -> None:
+            if total is not None and bar.tasks[task].total is None:  # counted: the papers are being stored
+                bar.reset(task, total=total, description="Storing abstracts")
+            bar.update(task, completed=done)
+            if verbose and total is not None:
                 bar.console.print(f"stored {done}/{total} abstracts")
 
         report = Library(settings).add(paths, progress, sync, rebuild)

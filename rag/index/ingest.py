@@ -16,6 +16,7 @@ search or ingest.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import shutil
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rag.corpus.chunker import chunk_paper
-from rag.corpus.loaders import LoadResult, Problem, load_corpus
+from rag.corpus.loaders import Corpus, LoadResult, Problem, merged, windows
 from rag.errors import BadInput
 from rag.index import store
 from rag.index.keywords import (
@@ -51,7 +52,10 @@ WRITE_LOCK = ".write.lock"
 SPAN_KEYS = ("chunk_index", "start", "end")
 TRIM_EVERY = 5_000  # papers written between two hand-backs of freed memory (see release_freed_memory)
 SCHEMA = 2  # bump when the stored chunk metadata changes, so the next ingest rewrites old chunks
-Progress = Callable[[int, int], None]  # (abstracts stored so far, abstracts to store)
+WINDOW = 10_000  # papers read ahead of the writing: an ingest's memory is bounded whatever the files' size
+# (records handled so far, records in the files); while the files are first read and counted: (records read, None)
+Progress = Callable[[int, int | None], None]
+COUNT_EVERY = 5_000  # records between two progress reports while counting
 
 
 @dataclass
@@ -77,7 +81,8 @@ def one_writer(settings: Settings) -> Iterator[None]:
     went missing when two ingests ran at once), so a second writer waits for the first to finish."""
     import fcntl
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    store.check_data_dir(settings)
+    store.make_folder(settings.data_dir)
     with (settings.data_dir / WRITE_LOCK).open("w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -96,21 +101,33 @@ def ingest(
 ) -> IngestReport:
     """Add or update the papers of the files; with `sync`, also remove the indexed papers none of them holds; with
     `rebuild`, first drop the whole index (vectors, keyword index, recorded precision) and build it anew from the
-    files. Both are refused when a record could not be read, since its paper would be lost. One writer at a time."""
-    loaded = load_corpus(paths, settings.max_abstract_chars)  # raises BadInput before anything is written
-    release_freed_memory()  # what reading the files took (~200 MB for a 160 MB file), not to be kept all along
+    files. Both are refused when a record could not be read, since its paper would be lost. One writer at a time.
+    The files are read twice: once to check and count them before anything is written, then window by window
+    while the papers are stored, so that memory stays bounded whatever their size."""
+    corpus = Corpus.of(paths, settings.max_abstract_chars)  # raises BadInput before anything is written
+    checked = LoadResult()
+    total = _count(corpus, checked, progress)  # so does an unreadable part of a file
     for flag, wanted in (("--sync", sync), ("--rebuild", rebuild)):
-        if wanted and (loaded.problems or not loaded.papers):
+        if wanted and (checked.problems or not total):
             raise BadInput(f"{flag} needs files that read without errors and hold at least one paper (nothing "
-                           f"changed): {loaded.problems[0] if loaded.problems else 'no papers found'}")  # fmt: skip
+                           f"changed): {checked.problems[0] if checked.problems else 'no papers found'}")  # fmt: skip
     with one_writer(settings):
         if rebuild:
             store.drop_collection(settings)
             shutil.rmtree(settings.keyword_dir, ignore_errors=True)
-        collection, report, new_chunks = _store(loaded, settings, progress, sync)
+        collection, report, new_chunks = _store(corpus, total, settings, progress, sync)
         release_freed_memory()  # what the papers took, before the keyword index is built
         _index_keywords(collection, settings, report, new_chunks)
         return report
+
+
+def _count(corpus: Corpus, result: LoadResult, progress: Progress | None) -> int:
+    """The number of records with an abstract in the files (read once, nothing kept but problems)."""
+    total = 0
+    for total, _ in enumerate(corpus.records(result), start=1):
+        if progress and total % COUNT_EVERY == 0:
+            progress(total, None)
+    return total
 
 
 def release_freed_memory() -> None:
@@ -142,39 +159,31 @@ class NewChunks:
 
 
 def _store(
-    loaded: LoadResult, settings: Settings, progress: Progress | None, sync: bool
+    corpus: Corpus, total: int, settings: Settings, progress: Progress | None, sync: bool
 ) -> tuple[Collection, IngestReport, NewChunks]:
-    """Write the new and changed papers (and with `sync`, remove the others); returns the collection, the report
-    and the new chunks as the keyword index takes them."""
-    report = IngestReport(problems=loaded.problems, merged=loaded.merged, no_abstract=loaded.no_abstract)
+    """Write the new and changed papers window by window (and with `sync`, remove the others); returns the
+    collection, the report and the new chunks as the keyword index takes them."""
+    loaded = LoadResult(files=corpus.files)
     collection = store.open_collection(settings)
     before = read_manifest(settings.keyword_dir)
     chunks_before = collection.count()
-    keyword_in_step = before is not None and before["chunks"] == chunks_before
-    doc_ids = [p.doc_id for p in loaded.papers]
-    stored = store.stored_docs(collection, doc_ids)
-    # (paper, content hash, has old chunks); each paper leaves memory once written, as the collection grows
-    pending: deque[tuple[Paper, str, bool]] = deque()
-    for paper in loaded.take_papers():
-        digest = content_hash(paper, settings)
-        old = stored.get(paper.doc_id)
-        if old and old.complete and old.content_hash == digest:
-            report.unchanged += 1
-        else:
-            pending.append((paper, digest, old is not None))
-    report.added = sum(1 for *_, had_old in pending if not had_old)
-    report.updated = len(pending) - report.added
     if chunks_before == 0:
         new_chunks = NewChunks(whole=SegmentBuilder())
-    elif keyword_in_step and not report.updated:
-        new_chunks = NewChunks(delta=[], limit=delta_limit(before))
+    elif before is not None and before["chunks"] == chunks_before:
+        new_chunks = NewChunks(delta=[], limit=delta_limit(before))  # given up at the first update
     else:
         new_chunks = NewChunks()  # the keyword index is rebuilt from the collection
-    if pending:
-        _write(pending, collection, settings, report, progress, new_chunks)
+    report = IngestReport(problems=loaded.problems)
+    tally = Tally(total, progress)
+    seen: set[str] = set()  # the files' doc_ids, for sync
+    pending = _pending(windows(corpus, loaded, WINDOW), collection, settings, report, tally, seen)
+    _write(pending, collection, settings, report, tally, new_chunks)
+    if loaded.late:
+        new_chunks.delta = None  # papers stored earlier in this run change: the keyword index is rebuilt
+        _write(_late(loaded.late, collection, settings, seen), collection, settings, report, tally, new_chunks)
+    report.merged, report.no_abstract = loaded.merged, loaded.no_abstract
     if sync:
-        keep = set(doc_ids)
-        leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in keep]
+        leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in seen]
         store.delete_docs(collection, leaving)
         report.removed = len(leaving)
     if loaded.deletions:
@@ -182,7 +191,65 @@ def _store(
         deleted |= set(store.stored_docs(collection, sorted(loaded.deletions)))
         store.delete_docs(collection, sorted(deleted))
         report.deleted = len(deleted)
+    tally.finish()
     return collection, report, new_chunks
+
+
+@dataclass
+class Tally:
+    """Progress over the files' records: those stored, found unchanged or merged into another."""
+
+    total: int
+    progress: Progress | None
+    done: int = 0
+
+    def advance(self, records: int) -> None:
+        self.done = min(self.done + records, self.total)
+        if self.progress:
+            self.progress(self.done, self.total)
+
+    def finish(self) -> None:
+        self.advance(self.total - self.done)
+
+
+Pending = Iterator[tuple[Paper, str, bool]]  # (paper, content hash, has old chunks)
+
+
+def _pending(
+    papers: Iterator[list[Paper]], collection, settings: Settings, report: IngestReport, tally: Tally, seen: set[str]
+) -> Pending:  # fmt: skip
+    """The papers to write, window by window: those not stored with their current content."""
+    for window in papers:
+        stored = store.stored_docs(collection, [p.doc_id for p in window])
+        unchanged = 0
+        for paper in window:
+            seen.add(paper.doc_id)
+            digest = content_hash(paper, settings)
+            old = stored.get(paper.doc_id)
+            if old and old.complete and old.content_hash == digest:
+                unchanged += 1
+                continue
+            if old is None:
+                report.added += 1
+            else:
+                report.updated += 1
+            yield paper, digest, old is not None
+        report.unchanged += unchanged
+        tally.advance(unchanged)
+
+
+def _late(late: list[tuple[str, Paper]], collection, settings: Settings, seen: set[str]) -> Pending:
+    """Records of papers stored from an earlier window, merged into the papers as stored (an id that ranks
+    first by ID_KINDS renames the paper: its old chunks go)."""
+    papers = {paper.doc_id: paper for paper in store.get_papers(collection, list(dict.fromkeys(d for d, _ in late)))}
+    for doc_id, record in late:
+        papers[doc_id] = merged(papers[doc_id], record) if doc_id in papers else record
+    for doc_id, paper in papers.items():
+        if paper.doc_id != doc_id:
+            store.delete_docs(collection, [doc_id])
+            seen.discard(doc_id)
+        seen.add(paper.doc_id)
+        yield paper, content_hash(paper, settings), True
 
 
 def _index_keywords(collection: Collection, settings: Settings, report: IngestReport, new: NewChunks) -> None:
@@ -243,27 +310,32 @@ def content_hash(paper: Paper, settings: Settings) -> str:
 
 
 def _write(
-    pending, collection, settings: Settings, report: IngestReport, progress: Progress | None, new: NewChunks
-) -> None:  # fmt: skip
-    """Embed and store the pending papers batch by batch, handing each batch's chunks to `new` once written."""
+    pending: Pending, collection, settings: Settings, report: IngestReport, tally: Tally, new: NewChunks
+) -> None:
+    """Embed and store the pending papers batch by batch, handing each batch's chunks to `new` once written (the
+    embedding model is loaded only when there is a paper to write)."""
     from rag.index.models import embedder_for
     from rag.index.workers import embedding_pipeline
 
+    first = next(pending, None)
+    if first is None:
+        return
     embedder = embedder_for(settings, store.index_precision(collection))
     store.record_precision(collection, embedder.precision)
     vectors = store.vector_store(collection)
-    done, total = 0, len(pending)
-    with embedding_pipeline(embedder, total) as start:
-        for batch, nodes in _embedded(_batches(pending, settings), start):
+    done = 0
+    with embedding_pipeline(embedder, tally.total - tally.done) as start:
+        for batch, nodes in _embedded(_batches(itertools.chain([first], pending), settings), start):
             store.delete_docs(collection, [paper.doc_id for paper, _, had_old, _ in batch if had_old])
             vectors.add(nodes)
             report.chunks_written += len(nodes)
+            if report.updated:
+                new.delta = None  # an updated paper's old chunks are in the keyword index: it is rebuilt
             new.add([(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes])
             done += len(batch)
             if done // TRIM_EVERY > (done - len(batch)) // TRIM_EVERY:
                 release_freed_memory()  # the written papers' memory, so that it does not add to the collection's
-            if progress:
-                progress(done, total)
+            tally.advance(len(batch))
 
 
 def _embedded(batches: Iterator[list], start: Callable) -> Iterator[tuple[list, list[TextNode]]]:
@@ -291,13 +363,14 @@ def paper_id(node: TextNode) -> str:
     return node.ref_doc_id or doc_of_chunk(node.id_)
 
 
-def _batches(pending: deque, settings: Settings) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:
+def _batches(
+    pending: Iterator[tuple[Paper, str, bool]], settings: Settings
+) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:
     """Groups of whole papers with about ingest_batch_size chunks each, taken off `pending` (so that a written
     batch is freed)."""
     batch: list[tuple[Paper, str, bool, list[Chunk]]] = []
     size = 0
-    while pending:
-        paper, digest, had_old = pending.popleft()
+    for paper, digest, had_old in pending:
         chunks = chunk_paper(paper, settings.chunk_size, settings.chunk_overlap)
         batch.append((paper, digest, had_old, chunks))
         size += len(chunks)

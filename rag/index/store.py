@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rag.errors import BadInput
 from rag.records import Paper
 from rag.settings import Settings
 
@@ -77,13 +79,30 @@ def open_client(settings: Settings, create: bool = True) -> ClientAPI | None:
                 f"cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({exc})"
             ) from None
         return client
+    check_data_dir(settings)
     if not create and not settings.chroma_path.exists():
         return None
-    settings.chroma_path.mkdir(parents=True, exist_ok=True)
+    make_folder(settings.chroma_path)
     try:
         return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
     except Exception as exc:
         raise (damaged(settings, exc) if any(s in str(exc) for s in DAMAGED) else exc) from None
+
+
+def check_data_dir(settings: Settings) -> None:
+    """BadInput, in one line, when the data directory (or its Chroma folder) is a file."""
+    for folder in (settings.data_dir, settings.chroma_path):
+        if folder.exists() and not folder.is_dir():
+            raise BadInput(f"{folder} is a file, not a folder: the data directory (RAG_DATA_DIR, --data-dir) must be "
+                           "a folder")  # fmt: skip
+
+
+def make_folder(folder: Path) -> None:
+    """Create a folder of the index (BadInput, in one line, when it cannot be)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"cannot create the data directory {folder}: {exc.strerror or exc}") from None
 
 
 def drop_collection(settings: Settings) -> None:

@@ -1,60 +1,74 @@
-"""Who may use the service and how it answers when something is wrong: API keys on every route but /healthz, the
-request-size limit, errors in OpenAI's shape, readiness, and the refusal to listen beyond loopback without keys."""
+"""Who may use the service and how it answers when something is wrong: the request guard (rag/frontends/guard.py:
+hosts, origins, API keys on every route but /healthz, the body-size limit), errors in OpenAI's shape, readiness,
+and the refusal to listen beyond loopback without keys."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import threading
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rag.answer import LLMConfigError
 from rag.errors import BadInput
-from rag.frontends.http.admission import RETRY_AFTER_S
 from rag.frontends.http.wire import ApiError
 from rag.settings import Settings
+from rag.text import private
 
+log = logging.getLogger("rag.serve")
 OPEN_ROUTES = frozenset({"/healthz"})  # the only route that needs no key when keys are set
 
 
-def guard(app: FastAPI, settings: Settings) -> None:
-    """API keys and the request-size limit on every request; every error answered as OpenAI does."""
+def guard(app: FastAPI, settings: Settings, host: str) -> None:
+    """The request guard (hosts, origins, API keys, the body-size limit) on every request; every error answered as
+    OpenAI does."""
+    from rag.frontends.guard import Allowed, Guard, Policy
+
+    limit = settings.api_max_body_mb * 1_000_000
+    policy = Policy(
+        allowed=Allowed.of(host, settings.allowed_hosts),
+        keys=frozenset(settings.api_key_list),
+        open_paths=OPEN_ROUTES,
+        max_body=limit,
+        max_body_reason=f"the request is larger than {settings.api_max_body_mb} MB (RAG_API_MAX_BODY_MB)",
+    )
+    app.add_middleware(Guard, policy=policy)
+
+    def answer(error: ApiError) -> JSONResponse:
+        error.message = private(error.message, settings.data_dir)
+        return JSONResponse(error.body(), error.status, headers=error.headers)
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.status == 429 else None
-        return JSONResponse(exc.body(), exc.status, headers=headers)
+        return answer(exc)
 
     @app.exception_handler(LLMConfigError)
     async def llm_unavailable(_: Request, exc: LLMConfigError) -> JSONResponse:
-        return JSONResponse(ApiError(503, str(exc), "server_error", "llm_unavailable").body(), 503)
+        return answer(ApiError(503, str(exc), "server_error", "llm_unavailable"))
 
     @app.exception_handler(BadInput)
     async def bad_input(_: Request, exc: BadInput) -> JSONResponse:
-        return JSONResponse(ApiError(400, str(exc)).body(), 400)
+        return answer(ApiError(400, str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"] if p != "body")
-        return JSONResponse(ApiError(400, f"invalid request: {where}: {first['msg']}").body(), 400)
+        return answer(ApiError(400, f"invalid request: {where}: {first['msg']}"))
 
-    @app.middleware("http")
-    async def keys_and_size(request: Request, call_next):  # type: ignore[no-untyped-def]
-        """API keys on every route but the open ones, and the request-size limit."""
-        keys = settings.api_key_list
-        if keys and request.url.path not in OPEN_ROUTES:
-            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if given not in keys:
-                error = ApiError(401, "missing or wrong API key (Authorization: Bearer ...)", code="invalid_api_key")
-                return JSONResponse(error.body(), 401)
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.api_max_body_mb * 1_000_000:
-            error = ApiError(413, f"the request is larger than {settings.api_max_body_mb} MB (RAG_API_MAX_BODY_MB)")
-            return JSONResponse(error.body(), 413)
-        return await call_next(request)
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return answer(ApiError(exc.status_code, str(exc.detail), headers=dict(exc.headers or {})))
+
+    @app.exception_handler(Exception)
+    async def failure(_: Request, exc: Exception) -> JSONResponse:
+        log.error("request failed", exc_info=exc)
+        message = str(exc).splitlines()[0] if isinstance(exc, RuntimeError) and str(exc) else "internal error"
+        return answer(ApiError(500, message, "server_error", "internal_error"))
 
 
 def health_router(ready: threading.Event) -> APIRouter:

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from rag.engine import Engine
 
 
-def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
-    """The FastAPI app over one engine. With `warm_up`, models load in the background and /healthz says ready
-    once they have."""
+def create_app(engine: Engine, warm_up: bool = True, host: str = "127.0.0.1") -> FastAPI:
+    """The FastAPI app over one engine, served on `host` (the guard lets requests name it). With `warm_up`, models
+    load in the background and /healthz says ready once they have."""
     admission = Admission(engine.settings.api_concurrency, engine.settings.api_queue)
     ready = threading.Event()
 
@@ -53,7 +53,7 @@ def create_app(engine: Engine, warm_up: bool = True) -> FastAPI:
         summary="Answers about scientific abstracts, every sentence verified and cited; OpenAI-compatible.",
         lifespan=lifespan,
     )
-    guard(app, engine.settings)
+    guard(app, engine.settings, host)
     app.include_router(health_router(ready))
     app.include_router(library_router(engine, admission))
     app.include_router(chat_router(engine, admission))
@@ -67,6 +67,6 @@ def serve(settings: Settings, host: str, port: int) -> None:
     from rag.engine import Engine
 
     check_exposure(settings, host)
-    app = create_app(Engine(settings))
+    app = create_app(Engine(settings), host=host)
     print(f"serving on http://{host}:{port} (OpenAI base URL http://{host}:{port}/v1, docs at /docs)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

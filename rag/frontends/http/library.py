@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from rag.engine import Engine
 
 
+MAX_EMBEDDING_INPUTS = 2048  # texts per embeddings request (OpenAI's limit too)
+MAX_INPUT_CHARS = 32_000  # characters per text (the model reads its first 256 tokens)
+RESERVED_NAMES = {"CON", "PRN", "AUX", "NUL", *(f"{port}{n}" for port in ("COM", "LPT") for n in range(1, 10))}
+
+
 class SearchRequest(BaseModel):
     query: str
     k: int | None = Field(None, ge=1, le=100)
@@ -52,7 +57,8 @@ def library_router(engine: Engine, admission: Admission) -> APIRouter:
 
     @router.get("/v1/stats")
     async def stats() -> dict[str, Any]:
-        return await run_in_threadpool(engine.library.stats)
+        found = await run_in_threadpool(engine.library.stats)
+        return found | {"store": "a Chroma server" if settings.chroma_host else "embedded Chroma in the data directory"}
 
     @router.post("/v1/search")
     async def search(body: SearchRequest) -> dict[str, Any]:
@@ -68,6 +74,10 @@ def library_router(engine: Engine, admission: Admission) -> APIRouter:
         texts = [body.input] if isinstance(body.input, str) else body.input
         if not texts or body.encoding_format != "float":
             raise ApiError(400, "input must be one or more texts, encoding_format 'float'")
+        if len(texts) > MAX_EMBEDDING_INPUTS:
+            raise ApiError(400, f"input has {len(texts):,} texts; at most {MAX_EMBEDDING_INPUTS:,} per request")
+        if (longest := max(len(text) for text in texts)) > MAX_INPUT_CHARS:
+            raise ApiError(400, f"an input has {longest:,} characters; at most {MAX_INPUT_CHARS:,} per text")
         place = admission.admit()
         async with admission.turn(place):
             vectors = await run_in_threadpool(engine.library.embedder.embed, texts)
@@ -78,7 +88,7 @@ def library_router(engine: Engine, admission: Admission) -> APIRouter:
     @router.post("/v1/ingest")
     async def ingest(file: UploadFile = File(...)) -> dict[str, Any]:  # noqa: B008 - FastAPI's idiom
         """Add the abstracts of one corpus file (any kind `rag ingest` reads: docs/contracts.md)."""
-        name = Path(file.filename or "upload.jsonl").name
+        name = upload_name(file.filename)
         data = await file.read(settings.api_max_body_mb * 1_000_000 + 1)
         if len(data) > settings.api_max_body_mb * 1_000_000:
             raise ApiError(413, f"the file is larger than {settings.api_max_body_mb} MB (RAG_API_MAX_BODY_MB)")
@@ -88,6 +98,15 @@ def library_router(engine: Engine, admission: Admission) -> APIRouter:
         return report
 
     return router
+
+
+def upload_name(given: str | None) -> str:
+    """The uploaded file's name as it is saved: its last part only; none, a dot name or a reserved device name is
+    refused (400)."""
+    name = (given or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name or name.startswith(".") or name.split(".")[0].upper() in RESERVED_NAMES or "\x00" in name:
+        raise ApiError(400, f"the upload's file name {given!r} cannot be used; name it like papers.jsonl")
+    return name
 
 
 def add_file(engine: Engine, name: str, data: bytes) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
+from rag.frontends.guard import error_body
 from rag.records import Answer
 from rag.settings import BACKENDS
 from rag.text import MARKER, web_url, where
@@ -22,12 +23,15 @@ MODEL = "abstracts-rag"
 class ApiError(Exception):
     """An error answered as OpenAI does: {"error": {"message", "type", "param", "code"}} with an HTTP status."""
 
-    def __init__(self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None):
+    def __init__(
+        self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(message)
-        self.status, self.message, self.kind, self.code = status, message, kind, code
+        self.status, self.message, self.kind, self.code, self.headers = status, message, kind, code, headers
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"message": self.message, "type": self.kind, "param": None, "code": self.code}}
+        return error_body(self.message, self.kind, self.code)
 
 
 # ----- request bodies --------------------------------------------------------------------------------------------
