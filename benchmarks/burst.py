@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import httpx
+from common import ROOT, free_port, seeds_index
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = [
     "Can sharpness-aware minimization improve adversarial robustness?",
     "Which papers use diffusion models as reinforcement learning policies?",
@@ -31,24 +31,6 @@ QUESTIONS = [
     "What do the abstracts say about in-context learning?",
     "How are graph neural networks evaluated?",
 ]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def index(work: Path) -> Path:
-    data = work / "seeds-data"
-    if not (data / "chroma").exists():
-        print("indexing the seeds ...", file=sys.stderr)
-        env = {**os.environ, "RAG_DATA_DIR": str(data)}
-        subprocess.run([sys.executable, "-m", "rag", "ingest", "seeds/"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)  # fmt: skip
-    return data
 
 
 def burst(base: str, backend: str, requests: int) -> dict:
@@ -100,7 +82,7 @@ def main() -> None:
     parser.add_argument("--backends", default="extractive,local")
     parser.add_argument("--work", type=Path, default=Path("/tmp/burst-bench"))
     args = parser.parse_args()
-    data = index(args.work)
+    data = seeds_index(args.work)
     port = free_port()
     env = {**os.environ, "RAG_DATA_DIR": str(data)}
     log = (args.work / "serve.log").open("w")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -20,14 +19,7 @@ import time
 from pathlib import Path
 
 import httpx
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from common import ROOT, free_port
 
 
 def peak_rss_mib(pid: int) -> float:

@@ -115,6 +115,7 @@ class Settings(BaseSettings):
     api_concurrency: int = Field(2, ge=1, validation_alias=_env("RAG_API_CONCURRENCY"))
     api_queue: int = Field(64, ge=0, validation_alias=_env("RAG_API_QUEUE"))
     api_max_body_mb: int = Field(20, ge=1, validation_alias=_env("RAG_API_MAX_BODY_MB"))
+    mcp_allow_ingest: bool = Field(False, validation_alias=_env("RAG_MCP_ALLOW_INGEST"))
 
     # Web UI
     ui_user: str | None = Field(None, validation_alias=_env("RAG_UI_USER"))

@@ -11,14 +11,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
-import httpx
 import pytest
-from conftest import ROOT, free_port, write_jsonl
+from conftest import ROOT, free_port, wait_until_ready, write_jsonl
 from test_ui import CHROMIUM_ARGS
 
 from rag.index.ingest import ingest
@@ -110,17 +108,7 @@ def payload_app(tmp_path_factory, model_cache, listener):
     proc = subprocess.Popen([sys.executable, "-m", "rag", "ui", "--port", str(port)], env=env, cwd=ROOT,
                             stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"rag ui did not start: {log.read_text()[-2000:]}")
-        time.sleep(0.5)
+    wait_until_ready(url, proc, log, 120)
     yield SimpleNamespace(url=url, origin=url.rstrip("/"), log=log, data=data)
     proc.terminate()
     proc.wait(timeout=30)

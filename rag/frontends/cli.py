@@ -337,6 +337,15 @@ def serve(
 
 
 @app.command()
+def mcp(data_dir: DataDir = None) -> None:
+    """Serve the library to MCP clients (assistants, editors) over stdio: search, ask, verify, abstracts."""
+    from rag.engine import Engine
+    from rag.frontends.mcp_server import serve_stdio
+
+    serve_stdio(Engine(load_settings(data_dir)))
+
+
+@app.command()
 def verify(
     claim: Annotated[str | None, typer.Argument(help="The sentence to check, in quotes.")] = None,
     doc: Annotated[str | None, typer.Option("--doc", help="The id of the indexed abstract it cites.")] = None,

@@ -17,12 +17,14 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
+from mcp.server.transport_security import TransportSecuritySettings
 
 from rag.errors import BadInput
 from rag.frontends.http.access import check_exposure, guard, health_router
 from rag.frontends.http.admission import Admission
 from rag.frontends.http.chat import chat_router
 from rag.frontends.http.library import library_router
+from rag.frontends.mcp_server import create_server
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -40,13 +42,20 @@ def create_app(engine: Engine, warm_up: bool = True, host: str = "127.0.0.1") ->
             engine.warm_up()
         ready.set()
 
+    mcp_server = create_server(engine, admission)
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/",
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),  # the guard's work
+    )
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_up:
             threading.Thread(target=load, daemon=True).start()
         else:
             ready.set()
-        yield
+        async with mcp_server.session_manager.run():
+            yield
 
     app = FastAPI(
         title="abstracts-rag",
@@ -57,6 +66,7 @@ def create_app(engine: Engine, warm_up: bool = True, host: str = "127.0.0.1") ->
     app.include_router(health_router(ready))
     app.include_router(library_router(engine, admission))
     app.include_router(chat_router(engine, admission))
+    app.mount("/mcp", mcp_app)  # MCP over streamable HTTP, at /mcp/ (rag/frontends/mcp_server.py)
     return app
 
 
