@@ -116,6 +116,7 @@ class Settings(BaseSettings):
     api_queue: int = Field(64, ge=0, validation_alias=_env("RAG_API_QUEUE"))
     api_max_body_mb: int = Field(20, ge=1, validation_alias=_env("RAG_API_MAX_BODY_MB"))
     mcp_allow_ingest: bool = Field(False, validation_alias=_env("RAG_MCP_ALLOW_INGEST"))
+    tracing: bool = Field(False, validation_alias=_env("RAG_TRACING"))
 
     # Web UI
     ui_user: str | None = Field(None, validation_alias=_env("RAG_UI_USER"))

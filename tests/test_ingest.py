@@ -32,16 +32,21 @@ def expected_chunk_ids(paths, settings) -> set[str]:
     }
 
 
-def child_commands(pid: int) -> list[bytes]:
-    """The command lines of a process's children (the resource tracker's left out)."""
-    commands = []
+def children(pid: int) -> dict[int, bytes]:
+    """A process's children: their ids and command lines."""
+    found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                commands.append((stat.parent / "cmdline").read_bytes())
+                found[int(stat.parent.name)] = (stat.parent / "cmdline").read_bytes()
         except (OSError, IndexError, ValueError):  # the process ended meanwhile
             continue
-    return [command for command in commands if b"resource_tracker" not in command]
+    return found
+
+
+def child_commands(pid: int) -> list[bytes]:
+    """The command lines of a process's children (the resource tracker's left out)."""
+    return [command for command in children(pid).values() if b"resource_tracker" not in command]
 
 
 def stored_ids(settings) -> list[str]:
@@ -217,6 +222,36 @@ def test_a_long_ingest_embeds_in_worker_processes_and_stores_the_same_vectors(cl
     assert set(stored["ids"]) == expected_chunk_ids([corpus], settings)
     here = embedder_for(settings, store.index_precision(collection)).embed(stored["documents"])  # no titles here
     assert np.abs(np.asarray(stored["embeddings"]) - here).max() < 1e-4
+
+
+@pytest.mark.slow
+def test_the_embedding_workers_end_with_a_killed_ingest(cli_env, tmp_path: Path) -> None:
+    """Kill -9 an ingest while its workers embed: they end too (they went on spinning before)."""
+    import os
+    import time
+
+    from rag.index.workers import POOL_MIN_PAPERS
+
+    lines = PUBMED.read_text().splitlines()[:POOL_MIN_PAPERS]
+    corpus = write_jsonl(tmp_path / "long.jsonl", [json.loads(line) for line in lines])
+    env = {**cli_env, "RAG_EMBED_WORKERS": "2"}
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(corpus)], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    workers: list[int] = []
+    deadline = time.monotonic() + 120
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers = [child for child, command in children(proc.pid).items() if b"spawn_main" in command]
+        time.sleep(0.2)
+    assert len(workers) == 2, "the workers did not start"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == [], "workers outlived the killed ingest"
 
 
 @pytest.mark.slow

@@ -407,3 +407,23 @@ def test_retry_after_spreads_a_burst_over_the_time_the_line_takes() -> None:
     waits = [admission.retry_after(now=100.0) for _ in range(5)]
     assert waits == sorted(waits) and waits[0] >= 3 and waits[-1] >= 14  # each client its own, later place
     assert admission.retry_after(now=1_000.0) == waits[0]  # once the promised times have passed, afresh
+
+
+def test_metrics_count_requests_stages_tokens_the_line_and_the_index(service) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    httpx.post(f"{service}/v1/search", json={"query": "sharpness-aware minimization", "k": 2})
+    httpx.get(f"{service}/v1/stats", headers={"Host": "evil.example"})  # refused by the guard: counted too
+    asked = {"model": "abstracts-rag:local", "messages": [{"role": "user", "content": SAM_QUESTION}]}
+    assert httpx.post(f"{service}/v1/chat/completions", json=asked, timeout=120).status_code == 200
+    scraped = httpx.get(f"{service}/metrics")
+    assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(scraped.text) for s in family.samples}  # fmt: skip
+    assert samples[("rag_requests_total", (("route", "/v1/search"), ("status", "200")))] >= 1
+    assert samples[("rag_requests_total", (("route", "other"), ("status", "403")))] >= 1
+    assert samples[("rag_request_seconds_count", (("route", "/v1/chat/completions"),))] >= 1
+    assert samples[("rag_stage_seconds_count", (("stage", "retrieve"),))] >= 1
+    assert samples[("rag_generated_tokens_total", ())] > 0  # the local model's draft
+    assert samples[("rag_index_abstracts", ())] == 95 and samples[("rag_index_chunks", ())] > 95
+    assert ("rag_admission_waiting", ()) in samples and ("rag_admission_running", ()) in samples

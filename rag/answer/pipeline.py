@@ -46,6 +46,7 @@ from rag.records import Answer, AnswerSentence, Citation, NearestPaper, Query, S
 from rag.sentences import lines_as_they_complete, sentences_as_they_complete, split_sentences, whole_sentences
 from rag.settings import Backend, Settings, VerifierKind
 from rag.text import check_question, split_quote, where
+from rag.tracing import stage_spans
 
 if TYPE_CHECKING:
     from rag.answer.relevance import QuestionTerms, Reader
@@ -63,26 +64,32 @@ class Request:
 
 
 class Timer:
-    """Milliseconds per stage; a stage entered several times adds up."""
+    """Milliseconds per stage; a stage entered several times adds up. Each stage's first start and last end are kept
+    for its trace span (rag/tracing.py)."""
 
     def __init__(self) -> None:
         self.start = time.perf_counter()
+        self.began_ns = time.time_ns()
         self.times: dict[str, float] = {}
+        self.spans: dict[str, tuple[int, int]] = {}
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        began = time.perf_counter()
+        began, began_ns = time.perf_counter(), time.time_ns()
         try:
             yield
         finally:
             self.times[name] = self.times.get(name, 0.0) + (time.perf_counter() - began) * 1000
+            self.spans[name] = (self.spans.get(name, (began_ns, 0))[0], time.time_ns())
 
     def first(self, name: str) -> None:
         """Record the time since the start, the first time only."""
         self.times.setdefault(name, (time.perf_counter() - self.start) * 1000)
 
-    def done(self) -> dict[str, float]:
+    def done(self, name: str = "rag.answer") -> dict[str, float]:
+        """The times, the total added; the request's span and its stages' recorded."""
         self.times["total"] = (time.perf_counter() - self.start) * 1000
+        stage_spans(name, self.began_ns, self.spans)
         return self.times
 
 
@@ -360,7 +367,8 @@ class Pipeline:
             with clock.stage("nearest"):
                 nearest = self.nearest(question, sources)
             emit(Sentence(REFUSAL))
-            return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done(), note=reranked.note,
+            times = clock.done(f"rag.{request.task}")
+            return Answer(request.query.text, REFUSAL, True, [], request.backend, times, note=reranked.note,
                           nearest=nearest, searched=searched)  # fmt: skip
         asked = Question(question, self.library.query_vector(question), terms, self.reader_for(question))
         composer = Composer(Citations(sources), emit, self.settings.unverified == "show")
@@ -387,7 +395,7 @@ class Pipeline:
         nearest = [] if composer.rendered else self.nearest(question, sources)  # nothing survived: a refusal
         note = " ".join(n for n in (reranked.note, note) if n) or None
         return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
-                      clock.done(), composer.report, note, abstracts=abstracts,
+                      clock.done(f"rag.{request.task}"), composer.report, note, abstracts=abstracts,
                       sentences=composer.sentences, nearest=nearest, searched=searched)  # fmt: skip
 
     def rewriting(self, request: Request) -> bool:

@@ -59,8 +59,13 @@ REFERENCE_KINDS = {".bib": "bibtex", ".ris": "ris", ".json": "csl-json"}
 
 
 def load_settings(data_dir: Path | None) -> Settings:
+    """The settings (with --data-dir); traces set up when RAG_TRACING asks for them."""
+    from rag.tracing import configure
+
     settings = Settings()
-    return settings.model_copy(update={"data_dir": data_dir}) if data_dir else settings
+    settings = settings.model_copy(update={"data_dir": data_dir}) if data_dir else settings
+    configure(settings)
+    return settings
 
 
 def err(message: str) -> None:

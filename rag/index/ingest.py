@@ -42,6 +42,7 @@ from rag.index.keywords import (
 )
 from rag.records import Chunk, Paper, doc_of_chunk
 from rag.settings import Settings
+from rag.tracing import span
 
 if TYPE_CHECKING:
     from chromadb.api.models.Collection import Collection
@@ -104,9 +105,17 @@ def ingest(
     files. Both are refused when a record could not be read, since its paper would be lost. One writer at a time.
     The files are read twice: once to check and count them before anything is written, then window by window
     while the papers are stored, so that memory stays bounded whatever their size."""
+    with span("rag.ingest") as traced:
+        report = _ingest(paths, settings, progress, sync, rebuild)
+        traced.set_attributes({"added": report.added, "updated": report.updated, "chunks": report.chunks_written})
+        return report
+
+
+def _ingest(paths, settings: Settings, progress: Progress | None, sync: bool, rebuild: bool) -> IngestReport:
     corpus = Corpus.of(paths, settings.max_abstract_chars)  # raises BadInput before anything is written
     checked = LoadResult()
-    total = _count(corpus, checked, progress)  # so does an unreadable part of a file
+    with span("count"):
+        total = _count(corpus, checked, progress)  # so does an unreadable part of a file
     for flag, wanted in (("--sync", sync), ("--rebuild", rebuild)):
         if wanted and (checked.problems or not total):
             raise BadInput(f"{flag} needs files that read without errors and hold at least one paper (nothing "
@@ -115,9 +124,11 @@ def ingest(
         if rebuild:
             store.drop_collection(settings)
             shutil.rmtree(settings.keyword_dir, ignore_errors=True)
-        collection, report, new_chunks = _store(corpus, total, settings, progress, sync)
+        with span("store", records=total):
+            collection, report, new_chunks = _store(corpus, total, settings, progress, sync)
         release_freed_memory()  # what the papers took, before the keyword index is built
-        _index_keywords(collection, settings, report, new_chunks)
+        with span("keyword_index"):
+            _index_keywords(collection, settings, report, new_chunks)
         return report
 
 

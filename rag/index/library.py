@@ -18,6 +18,7 @@ from rag.index.keywords import paper_counts, read_manifest
 from rag.records import Paper, Query, SearchResult
 from rag.settings import Settings
 from rag.text import check_question
+from rag.tracing import span
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,8 +62,9 @@ class Library:
     def search(self, query: Query | str) -> list[SearchResult]:
         """The abstracts that best match a query (a plain question: the configured k, no filters, hybrid)."""
         query = Query.of(query)
-        question = check_question(query.text, self.settings.max_question_chars)  # before any model loads
-        return self.retriever.search(query, self.query_vector(question))
+        with span("rag.search", mode=query.mode, k=query.k or self.settings.top_k):
+            question = check_question(query.text, self.settings.max_question_chars)  # before any model loads
+            return self.retriever.search(query, self.query_vector(question))
 
     def fused(self, rankings: list[list[SearchResult]], k: int) -> list[SearchResult]:
         """Several rankings of abstracts (the searches for a question and its rewrites) as one, by reciprocal-rank

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 POOL_MIN_PAPERS = 500  # an ingest of fewer papers embeds in this process: starting the workers would cost more
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
+
+
 @contextmanager
 def embedding_pipeline(embedder: AnyEmbedder, papers: int) -> Iterator[Callable[[list[str]], Callable[[], np.ndarray]]]:
     """A function that starts embedding texts and returns one that waits for their vectors. For a long ingest with
@@ -37,7 +40,7 @@ def embedding_pipeline(embedder: AnyEmbedder, papers: int) -> Iterator[Callable[
 
     recipe = (embedder.model_dir, embedder.onnx_path, embedder.batch_size, embedder.precision)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(embedder.workers, mp_context=context, initializer=ignore_interrupts) as pool:
+    with ProcessPoolExecutor(embedder.workers, mp_context=context, initializer=start_worker) as pool:
 
         def start(texts: list[str]) -> Callable[[], np.ndarray]:
             shares = deal(texts, embedder.workers)
@@ -50,11 +53,20 @@ def embedding_pipeline(embedder: AnyEmbedder, papers: int) -> Iterator[Callable[
             pool.shutdown(cancel_futures=True)
 
 
-def ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the ingest, which stops them (rather than each printing a traceback)."""
+def start_worker() -> None:
+    """Workers leave Ctrl-C to the ingest, which stops them (rather than each printing a traceback), and end with
+    it however it ends: killed (SIGKILL) it cannot stop them, so on Linux the kernel sends them SIGTERM when it dies
+    (they went on spinning otherwise)."""
+    import ctypes
+    import os
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    libc = ctypes.CDLL(None)
+    if hasattr(libc, "prctl"):
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() == 1:  # the ingest died before the request took effect
+            os._exit(1)
 
 
 @cache

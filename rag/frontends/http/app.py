@@ -24,6 +24,7 @@ from rag.frontends.http.access import check_exposure, guard, health_router
 from rag.frontends.http.admission import Admission
 from rag.frontends.http.chat import chat_router
 from rag.frontends.http.library import library_router
+from rag.frontends.http.metrics import Metrics, RequestMetrics
 from rag.frontends.mcp_server import create_server
 from rag.settings import Settings
 
@@ -63,9 +64,12 @@ def create_app(engine: Engine, warm_up: bool = True, host: str = "127.0.0.1") ->
         lifespan=lifespan,
     )
     guard(app, engine.settings, host)
+    metrics = Metrics(engine, admission)
+    app.add_middleware(RequestMetrics, metrics=metrics)  # outside the guard: its refusals are counted too
     app.include_router(health_router(ready))
+    app.include_router(metrics.router())
     app.include_router(library_router(engine, admission))
-    app.include_router(chat_router(engine, admission))
+    app.include_router(chat_router(engine, admission, metrics))
     app.mount("/mcp", mcp_app)  # MCP over streamable HTTP, at /mcp/ (rag/frontends/mcp_server.py)
     return app
 

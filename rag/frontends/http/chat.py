@@ -13,7 +13,7 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
-from rag.answer import Sentence, Token
+from rag.answer import Sentence
 from rag.errors import BadInput
 from rag.frontends.http.admission import Admission, AdmittedStream, Place
 from rag.frontends.http.wire import (
@@ -31,9 +31,10 @@ from rag.records import Answer
 if TYPE_CHECKING:
     from rag.answer import ChatSession
     from rag.engine import Engine
+    from rag.frontends.http.metrics import Metrics
 
 
-def chat_router(engine: Engine, admission: Admission) -> APIRouter:
+def chat_router(engine: Engine, admission: Admission, metrics: Metrics) -> APIRouter:
     router = APIRouter()
 
     @router.post("/v1/chat/completions", response_model=None)
@@ -46,11 +47,12 @@ def chat_router(engine: Engine, admission: Admission) -> APIRouter:
         place = admission.admit()
         if not body.stream:
             async with admission.turn(place):
-                answer = await run_in_threadpool(session.ask, question)
+                answer = await run_in_threadpool(session.ask, question, metrics.counted_token)
+                metrics.observe_answer(answer)
                 references = await run_in_threadpool(cited_references, engine, answer)
             return completion(answer, body.model, ident, created, references)
         chunks = Chunks(ident, created, body.model)
-        streamed = streamed_answer(admission, place, session, question, chunks, engine)
+        streamed = streamed_answer(admission, place, session, question, chunks, engine, metrics)
         return AdmittedStream(streamed, place)
 
     return router
@@ -74,21 +76,23 @@ class Chunks:
 
 
 async def streamed_answer(
-    admission: Admission, place: Place, session: ChatSession, question: str, chunks: Chunks, engine: Engine
-) -> AsyncIterator[str]:
+    admission: Admission, place: Place, session: ChatSession, question: str, chunks: Chunks, engine: Engine,
+    metrics: Metrics,
+) -> AsyncIterator[str]:  # fmt: skip
     """SSE chunks: the role, each verified sentence as it is settled, then the annotations and citations (or an
     error), then [DONE]."""
     async with admission.turn(place):
         yield chunks({"role": "assistant", "content": ""})
         sent = ""
         try:
-            settled = (item for item in session.stream(question) if not isinstance(item, Token))  # tokens stay there
+            settled = (item for item in session.stream(question) if not metrics.counted_token(item))  # tokens stay
             async for item in iterate_in_threadpool(settled):
                 if isinstance(item, Sentence):
                     piece = item.text if not sent or item.text.startswith("\n") else f" {item.text}"
                     sent += piece
                     yield chunks({"content": piece})
                 elif isinstance(item, Answer):
+                    metrics.observe_answer(item)
                     yield from_answer(item, sent, chunks, await run_in_threadpool(cited_references, engine, item))
         except Exception as exc:
             error = ApiError(400, str(exc)) if isinstance(exc, BadInput) else ApiError(
