@@ -9,7 +9,7 @@ import os
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, start_rag
 from mcp import Client, StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 
@@ -167,10 +167,9 @@ def test_rag_mcp_over_stdio(seeds_settings, model_cache) -> None:
 def test_mcp_over_http_behind_the_services_key_and_guard(seeds_settings, model_cache, tmp_path) -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
-    from test_service import start_service
 
     key = "mcp-key-1"
-    proc, base = start_service(seeds_settings.data_dir, model_cache, tmp_path / "log", RAG_API_KEYS=key)
+    proc, base = start_rag("serve", seeds_settings.data_dir, model_cache, tmp_path / "log", RAG_API_KEYS=key)
 
     async def search(headers: dict[str, str]) -> dict:
         timeout = httpx2.Timeout(30.0, read=300.0)

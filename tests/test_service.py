@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, run_rag, wait_until_ready, write_jsonl
+from conftest import free_port, run_rag, start_rag, write_jsonl
 
 from rag.records import Query
 from rag.text import MARKER
@@ -29,23 +26,10 @@ SAM_DOC = "000_c1913070b188e76b#5"
 KEY = "test-key-123"
 
 
-def start_service(data_dir: Path, model_cache: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    environ.update({"RAG_DATA_DIR": str(data_dir), "RAG_MODEL_CACHE": str(model_cache), **env})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "rag", "serve", "--port", str(port)],
-        env=environ, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    wait_until_ready(f"{base}/healthz", proc, log, 180)  # /healthz: 503 while the models load, 200 once loaded
-    return proc, base
-
-
 @pytest.fixture(scope="module")
 def service_process(seeds_settings, model_cache, tmp_path_factory):
     """The open service (no keys, the default limits): its process and base url."""
-    proc, base = start_service(seeds_settings.data_dir, model_cache, tmp_path_factory.mktemp("serve") / "log")
+    proc, base = start_rag("serve", seeds_settings.data_dir, model_cache, tmp_path_factory.mktemp("serve") / "log")
     yield proc, base
     proc.terminate()
     proc.wait(timeout=30)
@@ -64,7 +48,7 @@ def guarded(seeds_settings, model_cache, tmp_path_factory):
     shutil.copytree(seeds_settings.data_dir, data)
     limits = {"RAG_API_KEYS": f"other,{KEY}", "RAG_API_CONCURRENCY": "1", "RAG_API_QUEUE": "0",
               "RAG_API_MAX_BODY_MB": "1"}  # fmt: skip
-    proc, base = start_service(data, model_cache, data.parent / "log", **limits)
+    proc, base = start_rag("serve", data, model_cache, data.parent / "log", **limits)
     yield base
     proc.terminate()
     proc.wait(timeout=30)
@@ -246,7 +230,9 @@ def test_embeddings_from_a_server_match_the_local_model(model_cache, make_settin
     served = make_settings(data_dir=tmp_path / "served", embedding_precision="fp32")
     papers = [{"doc_id": "sam", "abstract": "Sharpness-aware minimization finds flat minima."}]
     ingest([write_jsonl(tmp_path / "seed.jsonl", papers)], served)
-    proc, base = start_service(served.data_dir, model_cache, tmp_path / "serve.log", RAG_EMBEDDING_PRECISION="fp32")
+    proc, base = start_rag(
+        "serve", served.data_dir, model_cache, tmp_path / "serve.log", RAG_EMBEDDING_PRECISION="fp32"
+    )
     try:
         remote = make_settings(
             data_dir=tmp_path / "remote", embedding_base_url=f"{base}/v1", embedding_api_batch_size=2

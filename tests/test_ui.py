@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
 import httpx
 import pytest
-from conftest import ROOT, SEEDS, free_port, write_jsonl
+from conftest import SEEDS, free_port, start_rag, write_jsonl
 
 from rag.corpus.loaders import load_corpus
 from rag.index.ingest import ingest
@@ -49,29 +45,8 @@ def ui_server(tmp_path_factory, model_cache):
          {"doc_id": "long1", "venue": "BIO", "year": 2024, "abstract": LONG}],
     )  # fmt: skip
     ingest([SEEDS, payload], settings)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    env.update({"RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(model_cache)})
-    port = free_port()
-    log = (data / "ui.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "rag", "ui", "--port", str(port)],
-        env=env,
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"rag ui did not start: {(data / 'ui.log').read_text()[-2000:]}")
-        time.sleep(0.5)
+    proc, base = start_rag("ui", data, model_cache, data / "ui.log", "/")
+    url = f"{base}/"
     yield SimpleNamespace(url=url, log=data / "ui.log")
     proc.terminate()
     proc.wait(timeout=30)

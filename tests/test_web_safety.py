@@ -7,16 +7,13 @@ other than the app's, and the only clickable links are records' own http(s) urls
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import ROOT, free_port, wait_until_ready, write_jsonl
+from conftest import start_rag, write_jsonl
 from test_ui import CHROMIUM_ARGS
 
 from rag.index.ingest import ingest
@@ -101,14 +98,9 @@ def payload_app(tmp_path_factory, model_cache, listener):
     data = tmp_path_factory.mktemp("safety") / "data"
     settings = Settings(_env_file=None, data_dir=data, model_cache=model_cache)
     ingest([write_jsonl(data.parent / "payload.jsonl", payload_records(listener.base))], settings)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    env.update({"RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(model_cache), "RAG_LLM_BACKEND": "extractive"})
-    port = free_port()
     log = data.parent / "ui.log"
-    proc = subprocess.Popen([sys.executable, "-m", "rag", "ui", "--port", str(port)], env=env, cwd=ROOT,
-                            stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
-    url = f"http://127.0.0.1:{port}/"
-    wait_until_ready(url, proc, log, 120)
+    proc, base = start_rag("ui", data, model_cache, log, "/", RAG_LLM_BACKEND="extractive")
+    url = f"{base}/"
     yield SimpleNamespace(url=url, origin=url.rstrip("/"), log=log, data=data)
     proc.terminate()
     proc.wait(timeout=30)

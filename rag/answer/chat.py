@@ -28,6 +28,19 @@ CONDENSE_MAX_TOKENS = 64
 CONDENSE_MAX_CHARS = 300
 
 
+def history_pairs(turns: Iterable[tuple[str | None, str]]) -> list[tuple[str, str]]:
+    """Earlier turns, (role, text) in order, as the (question, answer) pairs a ChatSession continues: each assistant
+    turn with the user turn before it; other roles are left out."""
+    history, pending = [], None
+    for role, text in turns:
+        if role == "user":
+            pending = text
+        elif role == "assistant" and pending is not None:
+            history.append((pending, text))
+            pending = None
+    return history
+
+
 class ChatSession:
     """Per-conversation state (history and the last answer); the pipeline itself is shared."""
 

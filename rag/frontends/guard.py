@@ -41,15 +41,19 @@ LOGIN_LOCKOUT = 30.0  # seconds, doubled with each failure beyond the limit
 LOGIN_MAX_LOCKOUT = 900.0
 
 
-def error_body(message: str, kind: str = "invalid_request_error", code: str | None = None) -> dict[str, Any]:
-    """An error as OpenAI answers one."""
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+class ApiError(Exception):
+    """An error answered as OpenAI does: {"error": {"message", "type", "param", "code"}} with an HTTP status (and
+    headers such as Retry-After): the guard's refusals and the API's errors alike."""
 
-
-class Refusal(Exception):
-    def __init__(self, status: int, message: str, kind: str, code: str, headers: dict[str, str] | None = None):
+    def __init__(
+        self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(message)
-        self.status, self.message, self.kind, self.code, self.headers = status, message, kind, code, headers or {}
+        self.status, self.message, self.kind, self.code, self.headers = status, message, kind, code, headers
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"message": self.message, "type": self.kind, "param": None, "code": self.code}}
 
 
 def hostname(value: str) -> str:
@@ -96,29 +100,29 @@ class Policy:
     throttle_logins: bool = False
 
     def check(self, method: str, path: str, headers: dict[str, str]) -> None:
-        """Raise the Refusal a request meets, if any."""
+        """Raise the ApiError a request meets, if any."""
         host = headers.get("host", "")
         origin = headers.get("origin")
         foreign = origin is not None and urlsplit(origin).netloc.lower() != host.lower()
         if not self.keys:
             if not self.allowed.host(hostname(host)):
                 name = hostname(host) or "(none)"
-                raise Refusal(403, f"host {name} is not served here (add it to RAG_ALLOWED_HOSTS to allow it)",
+                raise ApiError(403, f"host {name} is not served here (add it to RAG_ALLOWED_HOSTS to allow it)",
                               "permission_error", "host_not_allowed")  # fmt: skip
             if foreign and not self.allowed.origin(origin or ""):
-                raise Refusal(403, "cross-origin requests are not accepted (add the origin's host to "
+                raise ApiError(403, "cross-origin requests are not accepted (add the origin's host to "
                               "RAG_ALLOWED_HOSTS)", "permission_error", "origin_not_allowed")  # fmt: skip
             return
         if foreign and method not in SAFE_METHODS and not self.allowed.origin(origin or ""):
-            raise Refusal(403, "cross-origin writes are not accepted", "permission_error", "origin_not_allowed")
+            raise ApiError(403, "cross-origin writes are not accepted", "permission_error", "origin_not_allowed")
         if path not in self.open_paths:
             scheme, _, given = headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or given.strip() not in self.keys:
-                raise Refusal(401, "missing or wrong API key (Authorization: Bearer ...)", "invalid_request_error",
+                raise ApiError(401, "missing or wrong API key (Authorization: Bearer ...)", "invalid_request_error",
                               "invalid_api_key")  # fmt: skip
 
-    def too_large(self) -> Refusal:
-        return Refusal(413, self.max_body_reason or f"the request body is larger than {self.max_body:,} bytes",
+    def too_large(self) -> ApiError:
+        return ApiError(413, self.max_body_reason or f"the request body is larger than {self.max_body:,} bytes",
                        "invalid_request_error", "request_too_large")  # fmt: skip
 
 
@@ -164,7 +168,7 @@ class Guard:
             length = headers.get("content-length", "")
             if self.policy.max_body is not None and length.isdigit() and int(length) > self.policy.max_body:
                 raise self.policy.too_large()
-        except Refusal as refusal:
+        except ApiError as refusal:
             if scope["type"] == "http":
                 await respond(send, refusal)
             else:
@@ -226,7 +230,7 @@ class Guard:
         if wait > 0:
             retry = f"{wait:.0f}"
             message = f"too many failed logins: try again in {retry} s"
-            await respond(send, Refusal(429, message, "rate_limit_error", "too_many_logins", {"retry-after": retry}))
+            await respond(send, ApiError(429, message, "rate_limit_error", "too_many_logins", {"retry-after": retry}))
             return
         status: list[int] = []
 
@@ -242,10 +246,10 @@ class Guard:
             self.throttle.succeeded(client)
 
 
-async def respond(send: Send, refusal: Refusal) -> None:
-    body = json.dumps(error_body(refusal.message, refusal.kind, refusal.code)).encode()
+async def respond(send: Send, refusal: ApiError) -> None:
+    body = json.dumps(refusal.body()).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    headers += [(k.encode(), v.encode()) for k, v in refusal.headers.items()]
+    headers += [(k.encode(), v.encode()) for k, v in (refusal.headers or {}).items()]
     headers += [(b"connection", b"close")] if refusal.status == 413 else []
     with contextlib.suppress(OSError):
         await send({"type": "http.response.start", "status": refusal.status, "headers": headers})

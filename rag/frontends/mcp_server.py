@@ -24,6 +24,7 @@ from mcp.server.mcpserver.prompts.base import UserMessage
 from pydantic import BaseModel, Field
 
 from rag.answer import Sentence, Token
+from rag.answer.chat import history_pairs
 from rag.errors import BadInput
 from rag.records import Answer, Paper, Query
 from rag.text import EmptyInput, check_question, web_url
@@ -249,7 +250,7 @@ class Tools:
     ) -> CitedAnswer:
         """A cited answer from the abstracts: every sentence verified against the abstract it cites; a refusal
         (refused: true) when no indexed abstract answers."""
-        history = pairs(conversation or [])
+        history = history_pairs((turn.get("role"), turn.get("content", "")) for turn in conversation or [])
 
         def stream() -> Iterator[Any]:
             q = self.query(question, None, venue, year_from, year_to, author)
@@ -381,19 +382,6 @@ class Tools:
             self.abstract
         )
         server.prompt(name="literature_review", title="Cited literature review")(self.literature_review)
-
-
-def pairs(conversation: list[dict[str, str]]) -> list[tuple[str, str]]:
-    """Earlier turns as (question, answer) pairs."""
-    history, pending = [], None
-    for turn in conversation:
-        role, content = turn.get("role"), turn.get("content", "")
-        if role == "user":
-            pending = content
-        elif role == "assistant" and pending is not None:
-            history.append((pending, content))
-            pending = None
-    return history
 
 
 def hit(result: Any, paper: Paper | None) -> PaperHit:

@@ -12,26 +12,13 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from rag.frontends.guard import error_body
+from rag.answer.chat import history_pairs
+from rag.frontends.guard import ApiError
 from rag.records import Answer
 from rag.settings import BACKENDS
 from rag.text import MARKER, web_url, where
 
 MODEL = "abstracts-rag"
-
-
-class ApiError(Exception):
-    """An error answered as OpenAI does: {"error": {"message", "type", "param", "code"}} with an HTTP status."""
-
-    def __init__(
-        self, status: int, message: str, kind: str = "invalid_request_error", code: str | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__(message)
-        self.status, self.message, self.kind, self.code, self.headers = status, message, kind, code, headers
-
-    def body(self) -> dict[str, Any]:
-        return error_body(self.message, self.kind, self.code)
 
 
 # ----- request bodies --------------------------------------------------------------------------------------------
@@ -72,14 +59,7 @@ def conversation(messages: list[Message]) -> tuple[str, list[tuple[str, str]]]:
     turns = [m for m in messages if m.role in ("user", "assistant")]
     if not turns or turns[-1].role != "user":
         raise ApiError(400, "the last message must be the user's question")
-    history, pending = [], None
-    for message in turns[:-1]:
-        if message.role == "user":
-            pending = message.text()
-        elif pending is not None:
-            history.append((pending, message.text()))
-            pending = None
-    return turns[-1].text(), history
+    return turns[-1].text(), history_pairs((m.role, m.text()) for m in turns[:-1])
 
 
 def annotations(text: str, answer: Answer) -> list[dict[str, Any]]:
