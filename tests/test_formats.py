@@ -77,8 +77,8 @@ def test_pubmed_ris_and_csl_json_are_ingested_as_one_paper_each_and_deletions_ap
     for bad in ("1850-1860", "2021-2019", "soon"):
         refused = run_rag("search", "soil", "--year", bad, env=cli_env)
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
-    # A keyword index written before author filters existed is rebuilt once, and then filters as the new one does.
-    [stale] = Path(cli_env["RAG_DATA_DIR"]).glob("keyword/*/*/authors.npy")
+    # A keyword index written in an earlier format is rebuilt once, and then filters as the new one does.
+    [stale] = Path(cli_env["RAG_DATA_DIR"]).glob("keyword/*/*/author_codes.npy")
     stale.unlink()
     again = run_rag("search", "soil microbes and plants", "--author", "ødegård", "--json", env=cli_env)
     assert json.loads(again.stdout)["results"] == json.loads(found.stdout)["results"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -361,9 +362,9 @@ def test_a_damaged_keyword_index_heals_and_stats_stay_true(make_settings, tmp_pa
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
     folder = settings.keyword_dir
-    (folder / "main" / "chunk_ids.npy").write_text("{garbled")
+    (folder / "main" / "chunk_ids.json").write_text("{garbled")
     assert Library(settings).search(Query("oversmoothing graph networks", 1, mode="keyword"))[0].doc_id == "gnn"
-    for path in [p for p in (folder / "main").iterdir() if p.name != "chunk_ids.npy"]:
+    for path in [p for p in (folder / "main").iterdir() if p.name != "chunk_ids.json"]:
         path.unlink()  # the BM25 files gone
     assert Library(settings).search(Query("serum hCG immunoassays", 1, mode="keyword"))[0].doc_id == "hcg"
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -476,43 +477,59 @@ def test_rebuild_starts_the_index_afresh_from_the_files(cli_env, make_settings, 
     assert sorted(stored_ids(settings)) == ["gnn::0", "sam::0"]
 
 
-def test_the_lean_score_matrix_is_the_one_bm25s_builds() -> None:
+def test_the_score_arrays_built_on_disk_are_the_ones_bm25s_builds(tmp_path: Path, monkeypatch) -> None:
+    """The keyword index counts words slice by slice, spills them and writes bm25s's arrays block by block
+    (bounded memory): what it writes must be what bm25s itself builds from the same words, file for file."""
     import bm25s
     import numpy as np
     from bm25s.tokenization import Tokenized
 
-    from rag.index.keywords import lean_csc
+    from rag.index import postings
+    from rag.index.keywords import SegmentBuilder
+    from rag.terms import tokenize
 
+    monkeypatch.setattr(postings, "SLICE_CHUNKS", 7)  # many slices and blocks on a small corpus
+    monkeypatch.setattr(postings, "BLOCK_ENTRIES", 50)
     rng = np.random.default_rng(7)
-    corpus = [list(rng.integers(0, 300, rng.integers(1, 50))) for _ in range(2000)]
-    vocab = {f"w{i}": i for i in range(300)}
-    own, lean = bm25s.BM25(), bm25s.BM25()
-    lean._np_csc = lean_csc
-    for bm25 in (own, lean):
-        bm25.index(Tokenized(ids=corpus, vocab=dict(vocab)), show_progress=False)
-    for part in ("data", "indices", "indptr"):
-        assert np.array_equal(own.scores[part], lean.scores[part])
+    words = [f"{a}{b}" for a in ("gene", "cell", "tumour", "protein", "neuron") for b in ("al", "ic", "ase", "in")]
+    texts = [" ".join(rng.choice(words, rng.integers(0, 40))) for _ in range(300)]
+    texts[5] = texts[6] = ""  # chunks without a word count too
+    rows = [(f"d{i}::0", text, {"doc_id": f"d{i}"}) for i, text in enumerate(texts)]
+    killed, running = tmp_path / ".keywords-spill-999999999-a", tmp_path / f".keywords-spill-{os.getpid()}-b"
+    killed.mkdir(), running.mkdir()  # a build killed before it cleaned up, one still at work
+    SegmentBuilder.of(rows, slice_rows=11, workdir=tmp_path).write(tmp_path / "ours")
+    assert list(tmp_path.glob(".keywords-spill-*")) == [running]  # ours and the dead build's spills are removed
+
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(word, len(vocab)) for word in chunk] for chunk in tokenize(texts)]
+    reference = bm25s.BM25()
+    reference.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
+    reference.save(str(tmp_path / "theirs"), show_progress=False)
+    for name in ("data", "indices", "indptr"):
+        ours, theirs = (np.load(tmp_path / side / f"{name}.csc.index.npy") for side in ("ours", "theirs"))
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        assert np.allclose(ours, theirs, rtol=1e-6) if name == "data" else np.array_equal(ours, theirs)
+    for name in ("params.index.json", "vocab.index.json"):
+        ours, theirs = (json.loads((tmp_path / side / name).read_text()) for side in ("ours", "theirs"))
+        assert ours == theirs
 
 
-def test_a_keyword_index_written_before_the_per_chunk_arrays_loads_without_a_rebuild(
-    make_settings, tmp_path: Path
-) -> None:
-    from rag.index.library import Library
+def test_a_paper_with_thousands_of_authors_is_stored_once_and_filters(tmp_path: Path) -> None:
+    """Author lists are kept once each, not padded per chunk to the longest (a collaboration paper on arXiv lists
+    thousands of names: padded, 100,000 chunks would take gigabytes)."""
+    from rag.index.keywords import AUTHORS, Segment, SegmentBuilder
 
-    settings = make_settings()
-    venues = ("ICML", "ICLR", "ICLR")
-    papers = [paper | {"venue": venue, "year": 2020} for paper, venue in zip(PAPERS, venues, strict=True)]
-    ingest([write_jsonl(tmp_path / "p.jsonl", papers)], settings)
-    main = settings.keyword_dir / "main"
-    rows = list(store.iter_chunks(store.open_collection(settings)))
-    (main / "chunks.json").write_text(json.dumps({"chunk_ids": [r[0] for r in rows], "meta": [r[2] for r in rows]}))
-    for name in ("chunk_ids.npy", "venues.npy", "years.npy"):
-        (main / name).unlink()
-    library = Library(settings)
-    assert [hit.doc_id for hit in library.search(Query("minima networks", 3, venue="ICLR", mode="keyword"))] == ["gnn"]
-    in_2020 = library.search(Query("minima networks", 3, year=2020, mode="keyword"))
-    assert sorted(hit.doc_id for hit in in_2020) == ["gnn", "sam"]
-    assert not (main / "chunk_ids.npy").exists()  # read as it was, not rebuilt
+    crowd = "; ".join(f"Author Number{i}" for i in range(3000))
+    rows = [(f"p{i}::0", f"Detector calibration run {i}.", {"doc_id": f"p{i}", "authors": "Ada Lovelace"})
+            for i in range(200)]  # fmt: skip
+    rows.append(("atlas::0", "Detector calibration of the collaboration.", {"doc_id": "atlas", "authors": crowd}))
+    SegmentBuilder.of(rows).write(tmp_path / "seg")
+    assert (tmp_path / "seg" / AUTHORS).stat().st_size < len(crowd) + 100
+    segment = Segment.load(tmp_path / "seg")
+    assert segment.by_author("number2999") == ["atlas::0"]
+    assert len(segment.by_author("LOVELACE")) == 200 and segment.by_author("nobody") == []
+    found = segment.search(["calibr"], 300, Filters(author="number17"))
+    assert [chunk for chunk, _ in found] == ["atlas::0"]
 
 
 def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_path: Path) -> None:
@@ -521,7 +538,7 @@ def test_new_papers_join_the_keyword_index_without_a_rebuild(make_settings, tmp_
 
     settings = make_settings()
     ingest([write_jsonl(tmp_path / "p.jsonl", PAPERS)], settings)
-    main = settings.keyword_dir / "main" / "chunk_ids.npy"
+    main = settings.keyword_dir / "main" / "chunk_ids.json"
     inode = main.stat().st_ino
     library = Library(settings)
     assert library.search(Query("oversmoothing graph networks", 1, mode="keyword"))[0].doc_id == "gnn"

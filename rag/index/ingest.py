@@ -179,7 +179,7 @@ def _store(
     before = read_manifest(settings.keyword_dir)
     chunks_before = collection.count()
     if chunks_before == 0:
-        new_chunks = NewChunks(whole=SegmentBuilder())
+        new_chunks = NewChunks(whole=SegmentBuilder(workdir=settings.keyword_dir.parent))
     elif before is not None and before["chunks"] == chunks_before:
         new_chunks = NewChunks(delta=[], limit=delta_limit(before))  # given up at the first update
     else:

@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property, partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.index import store
+from rag.index.postings import Postings
 from rag.records import doc_of_chunk
 from rag.terms import QUESTION_WORDS, idf, tokenize
 
@@ -35,8 +38,9 @@ if TYPE_CHECKING:
 
 MANIFEST = "manifest.json"
 ROWS = "chunks.json"  # the delta segment's rows (ids, texts, metadata): it is indexed again with the next ones
-IDS, VENUES, YEARS = "chunk_ids.npy", "venues.npy", "years.npy"  # per chunk, in index order (fast to load)
-AUTHORS = "authors.npy"  # per chunk, lower-cased, "; " between names (an index without it is rebuilt once)
+IDS, YEARS = "chunk_ids.json", "years.npy"  # per chunk, in index order
+VENUES, VENUE_CODES = "venues.json", "venue_codes.npy"  # distinct venues (lower-cased), and each chunk's
+AUTHORS, AUTHOR_CODES = "authors.txt", "author_codes.npy"  # distinct author lists (lower-cased), and each chunk's
 PAPER_FIELDS = ("doc_id", "venue", "year", "authors")  # what a segment keeps per chunk (filters and counts)
 DAMAGED = (OSError, ValueError, KeyError, TypeError, AttributeError)  # what reading damaged segment files raises
 
@@ -59,27 +63,60 @@ DELTA_SHARE = 0.1  # ... or this share of the main segment
 SLICE = 10_000  # rows tokenized at a time while indexing
 
 
+@dataclass(frozen=True)
+class Names:
+    """Distinct lower-cased strings (venues, author lists) that chunks point at by number: a paper's thousand
+    authors are kept once, not once per chunk and padded to the longest list as a NumPy string array would."""
+
+    names: list[str]
+
+    @cached_property
+    def _text(self) -> tuple[str, np.ndarray]:
+        import numpy as np
+
+        starts = np.zeros(len(self.names) + 1, dtype=np.int64)
+        np.cumsum([len(name) + 1 for name in self.names], out=starts[1:])
+        return "\n".join(self.names), starts
+
+    def equal_to(self, value: str) -> list[int]:
+        return [i for i, name in enumerate(self.names) if name == value.lower()]
+
+    def containing(self, part: str) -> np.ndarray:
+        """The numbers of the names that contain part (any case)."""
+        import numpy as np
+
+        text, starts = self._text
+        part = part.lower().replace("\n", " ")
+        hits = [m.start() for m in re.finditer(re.escape(part), text)] if part else []
+        return np.unique(np.searchsorted(starts, np.array(hits, dtype=np.int64), side="right") - 1)
+
+
 @dataclass
 class Segment:
-    """One BM25 index over some of the chunks, with each chunk's venue and year for filtering."""
+    """One BM25 index over some of the chunks, with each chunk's venue, year and authors for filtering."""
 
     bm25: bm25s.BM25
     chunk_ids: list[str]
-    venues: np.ndarray  # per chunk, lower-cased
+    venues: Names
+    venue_codes: np.ndarray  # per chunk
     years: np.ndarray  # per chunk, 0 when unknown
-    authors: np.ndarray  # per chunk, lower-cased, "; " between names
+    authors: Names
+    author_codes: np.ndarray  # per chunk
 
     @classmethod
     def load(cls, folder: Path) -> Segment:
         import bm25s
         import numpy as np
 
-        bm25 = bm25s.BM25.load(str(folder), mmap=True)
-        if not (folder / IDS).exists():  # written before the arrays were: read the rows instead (slower)
-            rows = json.loads((folder / ROWS).read_text())
-            return cls(bm25, rows["chunk_ids"], *filter_arrays(rows["meta"]))
-        arrays = (np.load(folder / name) for name in (VENUES, YEARS, AUTHORS))  # no authors: rebuilt by the caller
-        return cls(bm25, np.load(folder / IDS).tolist(), *arrays)
+        return cls(
+            bm25s.BM25.load(str(folder), mmap=True),
+            json.loads((folder / IDS).read_text()),
+            Names(json.loads((folder / VENUES).read_text())),
+            np.load(folder / VENUE_CODES),
+            np.load(folder / YEARS),
+            Names((folder / AUTHORS).read_text().split("\n")),
+            np.load(folder / AUTHOR_CODES),
+        )
 
     def frequency(self, word: str) -> int:
         """How many of this segment's chunks contain the word."""
@@ -93,12 +130,19 @@ class Segment:
 
         mask = np.ones(len(self.chunk_ids), dtype=np.float32)
         if filters.venue:
-            mask *= self.venues == filters.venue.lower()
+            mask *= np.isin(self.venue_codes, self.venues.equal_to(filters.venue))
         if filters.years:
             mask *= (self.years >= filters.years[0]) & (self.years <= filters.years[1])
         if filters.author:
-            mask *= np.char.find(self.authors, filters.author.lower()) >= 0
+            mask *= np.isin(self.author_codes, self.authors.containing(filters.author))
         return mask
+
+    def by_author(self, author: str) -> list[str]:
+        """The chunks one of whose authors' names contains `author` (any case)."""
+        import numpy as np
+
+        chunks = np.flatnonzero(np.isin(self.author_codes, self.authors.containing(author)))
+        return [self.chunk_ids[i] for i in chunks]
 
     def search(self, tokens: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
         import numpy as np
@@ -116,21 +160,26 @@ class Segment:
 
 class SegmentBuilder:
     """A segment's rows, tokenized as they are added: an ingest adds each batch it writes, so that the keyword
-    index of a new collection is built without reading every chunk back from Chroma. Only the words' ids, the chunk
-    ids and the filter fields are kept, not the texts (unless `keep_texts`, for the delta segment)."""
+    index of a new collection is built without reading every chunk back from Chroma. Memory holds per chunk its
+    id and a few numbers (its words are counted and spilled to disk, see rag.index.postings), not the texts
+    (unless `keep_texts`, for the delta segment)."""
 
-    def __init__(self, keep_texts: bool = False) -> None:
+    def __init__(self, keep_texts: bool = False, workdir: Path | None = None) -> None:
         self.chunk_ids: list[str] = []
-        self.metas: list[dict[str, Any]] = []
-        self.ids: list[array[int]] = []  # each chunk's words as vocabulary ids (4 bytes each, not a list's 8)
         self.vocab: dict[str, int] = {}
-        self.texts: list[str] | None = [] if keep_texts else None
+        self.postings = Postings(workdir)
+        self._papers: dict[str, int] = {}
+        self._venues: dict[str, int] = {}
+        self._authors: dict[str, int] = {}
+        self.columns = {name: array("i") for name in ("paper", "venue", "year", "authors")}  # per chunk
+        self.rows: list[Row] | None = [] if keep_texts else None
 
     @classmethod
-    def of(cls, rows: Iterable[Row], keep_texts: bool = False, slice_rows: int = SLICE) -> SegmentBuilder:
+    def of(cls, rows: Iterable[Row], keep_texts: bool = False, slice_rows: int = SLICE,
+           workdir: Path | None = None) -> SegmentBuilder:  # fmt: skip
         """A builder given every row, read and tokenized `slice_rows` at a time: a rebuild then holds one slice's
         texts rather than the whole collection's."""
-        builder, remaining = cls(keep_texts), iter(rows)
+        builder, remaining = cls(keep_texts, workdir), iter(rows)
         while piece := list(islice(remaining, slice_rows)):
             builder.add(piece)
         return builder
@@ -139,74 +188,74 @@ class SegmentBuilder:
         return len(self.chunk_ids)
 
     def add(self, rows: list[Row]) -> None:
-        vocab = self.vocab
+        vocab, columns = self.vocab, self.columns
         self.chunk_ids += [cid for cid, _, _ in rows]
-        self.metas += [{k: meta.get(k) for k in PAPER_FIELDS} for _, _, meta in rows]
+        for _, _, meta in rows:
+            columns["paper"].append(self._papers.setdefault(meta.get("doc_id") or "", len(self._papers)))
+            columns["venue"].append(self._venues.setdefault(meta.get("venue") or "", len(self._venues)))
+            columns["year"].append(int(meta.get("year") or 0))
+            columns["authors"].append(self._authors.setdefault(meta.get("authors") or "", len(self._authors)))
         words = tokenize([text for _, text, _ in rows])
-        self.ids += [array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words]
-        if self.texts is not None:
-            self.texts += [text for _, text, _ in rows]
+        self.postings.add([array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words])
+        if self.rows is not None:
+            self.rows += [(cid, text, {k: meta.get(k) for k in PAPER_FIELDS}) for cid, text, meta in rows]
 
-    def write(self, folder: Path, main: Segment | None = None) -> list[dict]:
-        """Index the rows into folder; returns their metadata. With `main` (for the delta segment), words are
-        weighted by their rarity in both segments, so that scores compare with the main segment's, and the texts
-        are kept (the delta is indexed again with the next rows)."""
+    def write(self, folder: Path, main: Segment | None = None) -> None:
+        """Index the rows into folder. With `main` (for the delta segment), words are weighted by their rarity in
+        both segments, so that scores compare with the main segment's, and the rows are kept (the delta is
+        indexed again with the next rows)."""
         import bm25s
         import numpy as np
-        from bm25s.tokenization import Tokenized
+        from bm25s.scoring import _select_tfc_scorer
 
         folder.mkdir(parents=True)
-        if self.ids:
-            bm25 = bm25s.BM25()
-            bm25._np_csc = lean_csc  # type: ignore[method-assign]  # bm25s's hook for its CSC builder
-            bm25.index(Tokenized(ids=self.ids, vocab=self.vocab), show_progress=False)  # type: ignore[arg-type]
-            if main is not None:
-                reweigh(bm25, main)
-            bm25.save(str(folder), show_progress=False)
-        np.save(folder / IDS, np.array(self.chunk_ids, dtype=str))
-        venues, years, authors = filter_arrays(self.metas)
-        np.save(folder / VENUES, venues)
-        np.save(folder / YEARS, years)
-        np.save(folder / AUTHORS, authors)
+        bm25 = bm25s.BM25()
+        self.postings.spill()
+        frequencies = np.frombuffer(self.postings.frequencies, dtype=np.int64).copy()
+        frequencies.resize(len(self.vocab))
+        documents = len(self)
         if main is not None:
-            rows = {"chunk_ids": self.chunk_ids, "meta": self.metas, "texts": self.texts}
+            frequencies += np.array([main.frequency(word) for word in self.vocab], dtype=np.int64)
+            documents += len(main.chunk_ids)
+        idf = np.log1p((documents - frequencies + 0.5) / (frequencies + 0.5)).astype(np.float32)  # terms.idf
+        tfc = partial(_select_tfc_scorer(bm25.method), k1=bm25.k1, b=bm25.b, delta=bm25.delta)
+        self.postings.write(folder, len(self.vocab), idf, tfc)
+        params = {"k1": bm25.k1, "b": bm25.b, "delta": bm25.delta, "method": bm25.method,
+                  "idf_method": bm25.idf_method, "dtype": bm25.dtype, "int_dtype": bm25.int_dtype,
+                  "num_docs": len(self), "version": bm25s.__version__, "backend": bm25.backend}  # fmt: skip
+        (folder / "params.index.json").write_text(json.dumps(params, indent=4))  # as bm25s.BM25.save writes them
+        vocab = self.vocab if "" in self.vocab else {**self.vocab, "": len(self.vocab)}  # bm25s's empty word
+        (folder / "vocab.index.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+        self._write_columns(folder)
+        if self.rows is not None:
+            rows = {"chunk_ids": [r[0] for r in self.rows], "texts": [r[1] for r in self.rows],
+                    "meta": [r[2] for r in self.rows]}  # fmt: skip
             (folder / ROWS).write_text(json.dumps(rows))
-        return self.metas
 
+    def _write_columns(self, folder: Path) -> None:
+        import numpy as np
 
-def filter_arrays(metas: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each chunk's venue (lower-cased), year (0 when unknown) and authors (lower-cased), as searches filter on
-    them."""
-    import numpy as np
+        (folder / IDS).write_text(json.dumps(self.chunk_ids))
+        (folder / VENUES).write_text(json.dumps([venue.lower() for venue in self._venues]))
+        authors = [a.lower().replace("\n", " ") for a in self._authors]
+        (folder / AUTHORS).write_text("\n".join(authors))
+        for name, column in ((VENUE_CODES, "venue"), (YEARS, "year"), (AUTHOR_CODES, "authors")):
+            np.save(folder / name, np.frombuffer(self.columns[column], dtype=np.int32))
 
-    venues = np.array([(m.get("venue") or "").lower() for m in metas], dtype=str)
-    authors = np.array([(m.get("authors") or "").lower() for m in metas], dtype=str)
-    return venues, np.array([int(m.get("year") or 0) for m in metas], dtype=np.int32), authors
+    def paper_counts(self, since: int = 0) -> dict[str, Any]:
+        """Abstracts, venues and years of the papers of the chunks from `since` on, each paper counted once (by
+        the last of its chunks)."""
+        import numpy as np
 
-
-def lean_csc(data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> tuple:
-    """bm25s's column-sorted (CSC) score arrays, built without its packed 64-bit sort keys and their temporaries
-    (a third of the peak memory of a large rebuild): the rows come in order, so a stable sort by column is enough."""
-    import numpy as np
-
-    order = np.argsort(cols, kind="stable")
-    indptr = np.zeros(shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=shape[1]), out=indptr[1:])
-    return data[order], rows[order], indptr
-
-
-def reweigh(delta: bm25s.BM25, main: Segment) -> None:
-    """Give the delta's precomputed scores the idf of both segments together instead of the delta's alone (a word
-    rare in the delta but common in the index would otherwise outweigh everything the main segment scores)."""
-
-    scores = delta.scores
-    pointers, data = scores["indptr"], scores["data"]
-    documents = scores["num_docs"] + len(main.chunk_ids)
-    for word, i in delta.vocab_dict.items():
-        here = int(pointers[i + 1] - pointers[i]) if i + 1 < len(pointers) else 0
-        if here:
-            both = idf(here + main.frequency(word), documents)
-            data[pointers[i] : pointers[i + 1]] *= both / idf(here, scores["num_docs"])
+        papers = np.frombuffer(self.columns["paper"], dtype=np.int32)[since:]
+        _, first_from_end = np.unique(papers[::-1], return_index=True)
+        last = since + len(papers) - 1 - first_from_end
+        venue_names, venues, years = list(self._venues), self.columns["venue"], self.columns["year"]
+        return {
+            "docs": len(last),
+            "venues": dict(Counter(venue_names[venues[i]] or "unknown" for i in last).most_common()),
+            "years": dict(sorted(Counter(str(years[i] or "unknown") for i in last).items())),
+        }
 
 
 @dataclass
@@ -223,14 +272,18 @@ class KeywordIndex:
     @classmethod
     def build(cls, rows: Iterable[Row], folder: Path) -> dict[str, Any]:
         """Index every (chunk id, text, metadata) row into folder, replacing what was there; returns the manifest."""
-        return cls.save(SegmentBuilder.of(rows), folder)
+        return cls.save(SegmentBuilder.of(rows, workdir=folder.parent), folder)
 
     @classmethod
     def save(cls, builder: SegmentBuilder, folder: Path) -> dict[str, Any]:
         """Write the rows a builder holds as the whole index, replacing what was in folder; returns the manifest."""
         tmp = _fresh(folder)
-        metas = builder.write(tmp / MAIN)
-        manifest = _manifest(metas)
+        builder.write(tmp / MAIN)
+        manifest = {
+            "built": time.time_ns(),  # tells a long-running process that the index on disk was rebuilt
+            "chunks": len(builder),
+            **builder.paper_counts(),
+        }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
         _swap_into_place(tmp, folder)
         return manifest
@@ -252,8 +305,9 @@ class KeywordIndex:
         (tmp / MAIN).mkdir(parents=True)
         for path in (folder / MAIN).iterdir():
             os.link(path, tmp / MAIN / path.name)
-        metas = SegmentBuilder.of(delta + rows, keep_texts=True).write(tmp / DELTA, main=main)
-        added = paper_counts(metas[len(delta) :])  # the new rows' papers
+        builder = SegmentBuilder.of(delta + rows, keep_texts=True, workdir=folder.parent)
+        builder.write(tmp / DELTA, main=main)
+        added = builder.paper_counts(since=len(delta))  # the new rows' papers
         manifest = {
             "built": time.time_ns(),
             "chunks": manifest["chunks"] + len(rows),
@@ -286,11 +340,7 @@ class KeywordIndex:
 
     def docs_by(self, author: str) -> list[str]:
         """The ids of the papers one of whose authors' names contains `author` (any case)."""
-        import numpy as np
-
-        found = {doc_of_chunk(segment.chunk_ids[i]) for segment in self.segments
-                 for i in np.flatnonzero(np.char.find(segment.authors, author.lower()) >= 0)}  # fmt: skip
-        return sorted(found)
+        return sorted({doc_of_chunk(chunk) for segment in self.segments for chunk in segment.by_author(author)})
 
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words (as this index tokenizes them, question words left out) with their idf here."""
@@ -317,21 +367,13 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return manifest if ok else None
 
 
-def _manifest(metas: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "built": time.time_ns(),  # tells a long-running process that the index on disk was rebuilt
-        "chunks": len(metas),
-        **paper_counts(metas),
-    }
-
-
 def paper_counts(metas: list[dict[str, Any]]) -> dict[str, Any]:
-    """Abstracts, venues and years of chunk (or paper) metadata: each paper counted once."""
-    first_chunks = {m["doc_id"]: m for m in metas}
+    """Abstracts, venues and years of paper metadata (as `SegmentBuilder.paper_counts` counts a segment's)."""
+    papers = {m["doc_id"]: m for m in metas}
     return {
-        "docs": len(first_chunks),
-        "venues": dict(Counter(m.get("venue") or "unknown" for m in first_chunks.values()).most_common()),
-        "years": dict(sorted(Counter(str(m.get("year") or "unknown") for m in first_chunks.values()).items())),
+        "docs": len(papers),
+        "venues": dict(Counter(m.get("venue") or "unknown" for m in papers.values()).most_common()),
+        "years": dict(sorted(Counter(str(m.get("year") or "unknown") for m in papers.values()).items())),
     }
 
 
