@@ -10,6 +10,7 @@ index shifts scores slightly, not rankings much. The manifest (venues, years, co
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.index import store
-from rag.index.postings import Postings
+from rag.index.postings import Postings, Spill
 from rag.records import doc_of_chunk
 from rag.terms import QUESTION_WORDS, idf, tokenize
 
@@ -160,18 +161,18 @@ class Segment:
 
 class SegmentBuilder:
     """A segment's rows, tokenized as they are added: an ingest adds each batch it writes, so that the keyword
-    index of a new collection is built without reading every chunk back from Chroma. Memory holds per chunk its
-    id and a few numbers (its words are counted and spilled to disk, see rag.index.postings), not the texts
-    (unless `keep_texts`, for the delta segment)."""
+    index of a new collection is built without reading every chunk back from Chroma. Memory holds about 30 bytes
+    per chunk: its words, id and author list are spilled to disk (rag.index.postings) until `write`; the texts
+    are kept only with `keep_texts`, for the delta segment."""
 
     def __init__(self, keep_texts: bool = False, workdir: Path | None = None) -> None:
-        self.chunk_ids: list[str] = []
         self.vocab: dict[str, int] = {}
-        self.postings = Postings(workdir)
-        self._papers: dict[str, int] = {}
+        self.spill = Spill(workdir)
+        self.postings = Postings(self.spill)
         self._venues: dict[str, int] = {}
-        self._authors: dict[str, int] = {}
-        self.columns = {name: array("i") for name in ("paper", "venue", "year", "authors")}  # per chunk
+        self._authors: tuple[str, int] = ("", -1)  # the last author list spilled, and its number
+        self.papers = array("q")  # per chunk, a 64-bit hash of its paper's id
+        self.columns = {name: array("i") for name in ("venue", "year", "authors")}  # per chunk
         self.rows: list[Row] | None = [] if keep_texts else None
 
     @classmethod
@@ -185,20 +186,30 @@ class SegmentBuilder:
         return builder
 
     def __len__(self) -> int:
-        return len(self.chunk_ids)
+        return len(self.papers)
 
     def add(self, rows: list[Row]) -> None:
-        vocab, columns = self.vocab, self.columns
-        self.chunk_ids += [cid for cid, _, _ in rows]
-        for _, _, meta in rows:
-            columns["paper"].append(self._papers.setdefault(meta.get("doc_id") or "", len(self._papers)))
+        vocab, columns, ids = self.vocab, self.columns, self.spill.file("chunk_ids")
+        for chunk_id, _, meta in rows:
+            ids.write(json.dumps(chunk_id).encode() + b"\n")
+            self.papers.append(_hash(meta.get("doc_id") or ""))
             columns["venue"].append(self._venues.setdefault(meta.get("venue") or "", len(self._venues)))
             columns["year"].append(int(meta.get("year") or 0))
-            columns["authors"].append(self._authors.setdefault(meta.get("authors") or "", len(self._authors)))
+            columns["authors"].append(self._author_number((meta.get("authors") or "").lower().replace("\n", " ")))
         words = tokenize([text for _, text, _ in rows])
         self.postings.add([array("i", [vocab.setdefault(word, len(vocab)) for word in chunk]) for chunk in words])
         if self.rows is not None:
             self.rows += [(cid, text, {k: meta.get(k) for k in PAPER_FIELDS}) for cid, text, meta in rows]
+
+    def _author_number(self, authors: str) -> int:
+        """A chunk's author list as a number: a paper's chunks come together, so a list is spilled once per run of
+        chunks that share it."""
+        last, number = self._authors
+        if authors != last or number < 0:
+            number += 1
+            self.spill.file("authors").write(("\n" if number else "").encode() + authors.encode())
+            self._authors = (authors, number)
+        return number
 
     def write(self, folder: Path, main: Segment | None = None) -> None:
         """Index the rows into folder. With `main` (for the delta segment), words are weighted by their rarity in
@@ -210,7 +221,7 @@ class SegmentBuilder:
 
         folder.mkdir(parents=True)
         bm25 = bm25s.BM25()
-        self.postings.spill()
+        self.postings.flush()
         frequencies = np.frombuffer(self.postings.frequencies, dtype=np.int64).copy()
         frequencies.resize(len(self.vocab))
         documents = len(self)
@@ -231,14 +242,19 @@ class SegmentBuilder:
             rows = {"chunk_ids": [r[0] for r in self.rows], "texts": [r[1] for r in self.rows],
                     "meta": [r[2] for r in self.rows]}  # fmt: skip
             (folder / ROWS).write_text(json.dumps(rows))
+        self.spill.close()
 
     def _write_columns(self, folder: Path) -> None:
         import numpy as np
 
-        (folder / IDS).write_text(json.dumps(self.chunk_ids))
+        with (folder / IDS).open("wb") as out:  # a JSON list, written line by line from the spill
+            out.write(b"[")
+            for i, line in enumerate(self.spill.read_back("chunk_ids")):
+                out.write((b"," if i else b"") + line.rstrip(b"\n"))
+            out.write(b"]")
+        with (folder / AUTHORS).open("wb") as out:
+            shutil.copyfileobj(self.spill.read_back("authors"), out)
         (folder / VENUES).write_text(json.dumps([venue.lower() for venue in self._venues]))
-        authors = [a.lower().replace("\n", " ") for a in self._authors]
-        (folder / AUTHORS).write_text("\n".join(authors))
         for name, column in ((VENUE_CODES, "venue"), (YEARS, "year"), (AUTHOR_CODES, "authors")):
             np.save(folder / name, np.frombuffer(self.columns[column], dtype=np.int32))
 
@@ -247,7 +263,7 @@ class SegmentBuilder:
         the last of its chunks)."""
         import numpy as np
 
-        papers = np.frombuffer(self.columns["paper"], dtype=np.int32)[since:]
+        papers = np.frombuffer(self.papers, dtype=np.int64)[since:]
         _, first_from_end = np.unique(papers[::-1], return_index=True)
         last = since + len(papers) - 1 - first_from_end
         venue_names, venues, years = list(self._venues), self.columns["venue"], self.columns["year"]
@@ -256,6 +272,11 @@ class SegmentBuilder:
             "venues": dict(Counter(venue_names[venues[i]] or "unknown" for i in last).most_common()),
             "years": dict(sorted(Counter(str(years[i] or "unknown") for i in last).items())),
         }
+
+
+def _hash(doc_id: str) -> int:
+    """A paper's id in 8 bytes (for counting papers: two ids share one with odds of about 1 in 10^19)."""
+    return int.from_bytes(hashlib.blake2b(doc_id.encode(), digest_size=8).digest(), "little", signed=True)
 
 
 @dataclass

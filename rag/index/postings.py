@@ -27,17 +27,53 @@ SPILLS = ("words", "chunks", "counts")  # per entry, in slices sorted by word th
 ARRAYS = {"data": "data.csc.index.npy", "indices": "indices.csc.index.npy", "indptr": "indptr.csc.index.npy"}
 
 
+class Spill:
+    """Files written while an index is built and read back when it is saved, in a folder of workdir (the data
+    directory; the system's temporary folder may be memory) that is removed when done, or by the next build if
+    this process died first."""
+
+    def __init__(self, workdir: Path | None = None) -> None:
+        self._workdir = workdir
+        self._folder: Path | None = None
+        self._files: dict[str, BinaryIO] = {}
+
+    def file(self, name: str) -> BinaryIO:
+        """The named file, open for appending and reading back."""
+        if self._folder is None:
+            workdir = Path(self._workdir or tempfile.gettempdir())
+            workdir.mkdir(parents=True, exist_ok=True)
+            _remove_stale_spills(workdir)
+            self._folder = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=workdir))
+            weakref.finalize(self, shutil.rmtree, self._folder, True)
+        if name not in self._files:
+            self._files[name] = (self._folder / name).open("w+b")
+        return self._files[name]
+
+    def read_back(self, name: str) -> BinaryIO:
+        """The named file from its start (empty if nothing was written to it)."""
+        file = self.file(name)
+        file.flush()
+        file.seek(0)
+        return file
+
+    def close(self) -> None:
+        for file in self._files.values():
+            file.close()
+        self._files = {}
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+
 class Postings:
     """Which chunks hold which words how often, counted slice by slice and kept on disk until `write`."""
 
-    def __init__(self, workdir: Path | None = None) -> None:
+    def __init__(self, spill: Spill) -> None:
         self.lengths = array("i")  # words per chunk
         self.frequencies = array("q")  # chunks per word id
         self._pending: list[array] = []
         self._slices: list[int] = []  # entries per spilled slice, in order
-        self._workdir = workdir
-        self._folder: Path | None = None
-        self._files: dict[str, BinaryIO] = {}
+        self._spill = spill
 
     def __len__(self) -> int:
         return len(self.lengths)
@@ -46,14 +82,14 @@ class Postings:
         """Each chunk's words as vocabulary ids, in chunk order."""
         self._pending += chunks
         if len(self._pending) >= SLICE_CHUNKS:
-            self.spill()
+            self.flush()
 
     def write(self, folder: Path, n_words: int, idf: np.ndarray, tfc: Callable[..., np.ndarray]) -> None:
         """Write bm25s's data, indices and indptr arrays into folder: for word w and chunk d, idf[w] * tfc(tf,
         chunk length, mean length). `n_words` columns (words never seen in a chunk have empty ones)."""
         import numpy as np
 
-        self.spill()
+        self.flush()
         pointers = np.zeros(n_words + 1, dtype=np.int64)
         counts = np.frombuffer(self.frequencies, dtype=np.int64)
         np.cumsum(counts, out=pointers[1 : len(counts) + 1])
@@ -70,18 +106,8 @@ class Postings:
                     (idf[words] * tfc(tf_array=tf, l_d=lengths[chunks], l_avg=mean_length)).astype(np.float32).tobytes()
                 )
                 indices.write(chunks.tobytes())
-        self.close()
 
-    def close(self) -> None:
-        """Remove the spilled slices."""
-        for file in self._files.values():
-            file.close()
-        self._files = {}
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
-            self._folder = None
-
-    def spill(self) -> None:
+    def flush(self) -> None:
         """Count the pending chunks' words and append them to the spill files, sorted by word then chunk."""
         import numpy as np
 
@@ -99,7 +125,7 @@ class Postings:
         self.lengths.frombytes(sizes.astype(np.int32).tobytes())
         chunks = (keys & 0xFFFFFFFF).astype(np.int32) + first
         for name, values in zip(SPILLS, (found, chunks, tf.astype(np.int32)), strict=True):
-            self._file(name).write(values.tobytes())
+            self._spill.file(name).write(values.tobytes())
         self._slices.append(len(keys))
         self._pending = []
 
@@ -107,24 +133,11 @@ class Postings:
         if n_words > len(self.frequencies):
             self.frequencies.frombytes(bytes(8 * (n_words - len(self.frequencies))))
 
-    def _file(self, name: str) -> BinaryIO:
-        if self._folder is None:
-            workdir = Path(self._workdir or tempfile.gettempdir())
-            workdir.mkdir(parents=True, exist_ok=True)
-            _remove_stale_spills(workdir)
-            self._folder = Path(tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-", dir=workdir))
-            weakref.finalize(self, shutil.rmtree, self._folder, True)
-        if name not in self._files:
-            self._files[name] = (self._folder / name).open("w+b")
-        return self._files[name]
-
     def _blocks(self, pointers: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(words, chunks, counts) of consecutive word ranges of about BLOCK_ENTRIES entries, sorted by word then
         chunk: each slice's part of a range is one stretch of its spill, found by its sorted words."""
         import numpy as np
 
-        for file in self._files.values():
-            file.flush()
         starts = np.concatenate([[0], np.cumsum(self._slices)]).astype(np.int64)
         bounds = _word_ranges(pointers)
         cuts = np.array(
@@ -144,7 +157,7 @@ class Postings:
     def _read(self, name: str, start: int, count: int) -> np.ndarray:
         import numpy as np
 
-        file = self._files[name]
+        file = self._spill.read_back(name)
         file.seek(4 * int(start))
         return np.frombuffer(file.read(4 * int(count)), dtype=np.int32)
 
