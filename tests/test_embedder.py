@@ -71,6 +71,8 @@ def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache
     import shutil
     import warnings
 
+    from rag.model_cache import record_sizes
+
     int8 = load_embedder("", model_cache, precision="int8")
     assert int8.precision == "int8"
     fp32 = load_embedder("", model_cache).embed(TEXTS)
@@ -82,6 +84,7 @@ def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache
     cache = tmp_path / "cache"
     shutil.copytree(record.parent, cache / record.parent.name)
     (cache / record.parent.name / record.name).write_text(json.dumps({"mean_cosine": 0.9, "threshold": AGREEMENT}))
+    record_sizes(cache / record.parent.name, [record.name])  # as the process that measured it would
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fallback = load_embedder("", cache, precision="int8")

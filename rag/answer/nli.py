@@ -12,7 +12,6 @@ Pairs are given as (premise, hypothesis): the abstract's sentences, then the cla
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import BadInput
+from rag.model_cache import checksum, write_atomically
 
 WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 SHARDED = ("model.safetensors.index.json", "pytorch_model.bin.index.json")  # a weight_map naming the shards
@@ -77,7 +77,9 @@ class JudgeFolder:
 
     def export_dir(self, cache: Path) -> Path:
         kind = "verifier" if self.setting == "RAG_VERIFIER_MODEL" else "reranker"
-        return cache / f"{kind}-{self.sha256[:16]}"
+        from rag.model_cache import runtime_version
+
+        return cache / f"{kind}-{self.sha256[:16]}-ort{runtime_version()}"
 
     def tokenizer_dir(self, cache: Path) -> Path:
         """The folder whose tokenizer.json the judge reads: the model's own, or the converted one."""
@@ -141,16 +143,6 @@ def weight_files(folder: Path, where: str) -> list[Path]:
     raise BadInput(f"{where} has no weights ({' or '.join(WEIGHTS)})")
 
 
-def checksum(paths: list[Path]) -> str:
-    """SHA-256 over the files' names and contents, read in blocks (weights can be gigabytes)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.name.encode() + b"\0")
-        with path.open("rb") as file:
-            digest.update(hashlib.file_digest(file, "sha256").digest())
-    return digest.hexdigest()
-
-
 def label_columns(id2label: dict[int, str], where: str) -> tuple[str, ...]:
     """The verifier's label of each output column, from id2label's names. A two-label model (a fact checker:
     supported or not) never says "contradicted": the label that is not support counts as not enough information;
@@ -175,22 +167,29 @@ def label_columns(id2label: dict[int, str], where: str) -> tuple[str, ...]:
 def prepared(judge: JudgeFolder, cache: Path, agreement: Agreement) -> tuple[Path, str]:
     """The ONNX model to run (exported once) and its precision: int8 where the CPU has int8 instructions and the
     int8 model decides AGREEMENT_PAIRS as the fp32 one does (`agreement(fp32, int8)`: the share), else fp32."""
+    from rag.model_cache import intact, preparing, record_sizes
     from rag.onnx import cpu_has_int8_dot, in_child_process
 
     folder = judge.export_dir(cache)
     fp32, int8, record = folder / "model.onnx", folder / "model-int8.onnx", folder / "model-int8.json"
-    if not fp32.exists() or not (judge.tokenizer_dir(cache) / "tokenizer.json").exists():
-        in_child_process(export_classifier, judge.path, folder, judge.setting)
+    wanted = [fp32.name, *([int8.name, record.name] if cpu_has_int8_dot() else [])]
+    tokenizer = judge.tokenizer_dir(cache) / "tokenizer.json"
+    if not intact(folder, wanted) or not tokenizer.exists():
+        with preparing(folder):  # another process preparing the same model is waited for
+            if not intact(folder, wanted[:1], repair=True) or not tokenizer.exists():
+                in_child_process(export_classifier, judge.path, folder, judge.setting)
+                record_sizes(folder, wanted[:1])
+            if len(wanted) > 1 and not intact(folder, wanted[1:], repair=True):
+                from rag.onnx import quantize_int8
+
+                tmp = folder / f"model-int8.{os.getpid()}.tmp.onnx"
+                quantize_int8(fp32, tmp)
+                share = agreement(fp32, tmp)
+                tmp.replace(int8)
+                write_atomically(record, json.dumps({"agreement": share, "threshold": AGREEMENT}) + "\n")
+                record_sizes(folder, wanted[1:])
     if not cpu_has_int8_dot():
         return fp32, "fp32"
-    if not record.exists():
-        from rag.onnx import quantize_int8
-
-        tmp = folder / f"model-int8.{os.getpid()}.tmp.onnx"
-        quantize_int8(fp32, tmp)
-        share = agreement(fp32, tmp)
-        tmp.replace(int8)
-        write_atomically(record, json.dumps({"agreement": share, "threshold": AGREEMENT}) + "\n")
     return (int8, "int8") if json.loads(record.read_text())["agreement"] >= AGREEMENT else (fp32, "fp32")
 
 
@@ -250,9 +249,3 @@ def record_use(judge: JudgeFolder, precision: str, data_dir: Path) -> None:
         pass
     data_dir.mkdir(parents=True, exist_ok=True)
     write_atomically(path, json.dumps(entry, indent=1) + "\n")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)

