@@ -45,11 +45,7 @@ browser:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 run: setup
-	@if [ "$$($(BIN)/rag stats --json --data-dir $(DATA_DIR) | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)["abstracts"])')" = "0" ]; then \
-		echo "The index is empty: ingesting seeds/ ..."; \
-		$(BIN)/rag ingest seeds/ --data-dir $(DATA_DIR); \
-	fi
-	$(BIN)/rag ui --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
+	$(BIN)/rag ui --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT) --seed seeds/
 
 # Everything: lint, unit tests, the real models, real servers and the browser. CI runs this.
 test: setup browser rerank-server lint

@@ -186,6 +186,7 @@ def main() -> None:
     parser.add_argument("--skip-side-by-side", action="store_true")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="scale-"))
+    work.mkdir(parents=True, exist_ok=True)
     models = work / "models"
     print(f"{len(claims())} SciFact train claims with cited abstracts; corpus seed {args.seed}; work folder {work}\n")
     print("| measure | value |\n|---|---|", flush=True)

@@ -160,14 +160,14 @@ def wait_until_ready(url: str, proc: subprocess.Popen, log_path: Path, seconds: 
 
 
 def start_rag(command: str, data_dir: Path, model_cache: Path, log: Path, ready: str = "/healthz",
-              **env: str) -> tuple[subprocess.Popen, str]:  # fmt: skip
-    """`rag serve` or `rag ui` on a free port over a data directory (this environment's RAG_, CHROMA_ and OPENAI_
-    variables left out, `env` added), once it answers 200 at `ready`: the process and its base url."""
+              args: tuple[str, ...] = (), **env: str) -> tuple[subprocess.Popen, str]:  # fmt: skip
+    """`rag serve` or `rag ui` (with `args`) on a free port over a data directory (this environment's RAG_, CHROMA_
+    and OPENAI_ variables left out, `env` added), once it answers 200 at `ready`: the process and its base url."""
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
     environ.update({"RAG_DATA_DIR": str(data_dir), "RAG_MODEL_CACHE": str(model_cache), **env})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rag", command, "--port", str(port)],
+        [sys.executable, "-m", "rag", command, "--port", str(port), *args],
         env=environ, cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

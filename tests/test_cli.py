@@ -232,3 +232,29 @@ def test_a_data_directory_that_is_a_file_or_cannot_be_made_gets_its_own_line(cli
         assert "is a file, not a folder" in result.stderr and "empty" not in result.stderr
     blocked = run_rag("ingest", str(SEEDS), "--data-dir", str(tmp_path / "a-file" / "data"), env=cli_env)
     assert blocked.returncode == 2 and "cannot create the data directory" in blocked.stderr, blocked.stderr
+
+
+def test_rag_ui_ingests_its_seed_files_into_an_empty_index_before_it_starts(
+    cli_env: dict[str, str], model_cache: Path, tmp_path: Path
+) -> None:
+    """`make run` is one process: `rag ui --seed seeds/` ingests them when the index is empty, then serves."""
+    from conftest import start_rag
+
+    data = Path(cli_env["RAG_DATA_DIR"])
+    refused = run_rag("ui", "--port", str(free_port()), env=cli_env)
+    assert refused.returncode == 2 and "--seed seeds/" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    log = tmp_path / "ui.log"
+    proc, _ = start_rag("ui", data, model_cache, log, "/", args=("--seed", str(SEEDS)))
+    try:
+        assert "the index is empty: ingesting" in log.read_text()
+        seeds = len(list(SEEDS.glob("*.txt")))
+        stats = json.loads(run_rag("stats", "--json", env=cli_env).stdout)
+        assert stats["abstracts"] >= seeds and stats["chunks"] > stats["abstracts"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    again = tmp_path / "again.log"  # an index that holds papers is not ingested into again
+    proc, _ = start_rag("ui", data, model_cache, again, "/", args=("--seed", str(SEEDS)))
+    proc.terminate()
+    proc.wait(timeout=30)
+    assert "ingesting" not in again.read_text()

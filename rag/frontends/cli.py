@@ -107,10 +107,16 @@ def ingest(
     rebuild: Annotated[bool, typer.Option("--rebuild", help=REBUILD_HELP)] = False,
 ) -> None:
     """Add abstracts to the index. Safe to re-run: unchanged abstracts are skipped, changed ones replaced."""
-    from rag.index import Library
-
     settings = load_settings(data_dir)
     os.nice(settings.ingest_nice)  # a batch job: questions answered meanwhile on this machine come first
+    _ingest(settings, paths, verbose, sync, rebuild)
+
+
+def _ingest(settings: Settings, paths: list[Path], verbose: bool = False, sync: bool = False,
+            rebuild: bool = False) -> None:  # fmt: skip
+    """Ingest with a progress bar, then the one-line report (BadInput when records were skipped)."""
+    from rag.index import Library
+
     with _records_bar() as bar:
         task = bar.add_task("Reading files", total=None)
 
@@ -315,6 +321,10 @@ def ui(
         bool, typer.Option("--share", help="Ask Gradio for a public share link (off by default).")
     ] = False,
     data_dir: DataDir = None,
+    seed: Annotated[
+        list[Path] | None,
+        typer.Option("--seed", help="Files or folders to ingest first if the index is empty (make run: seeds/)."),
+    ] = None,
 ) -> None:
     """Start the web app: chat with citations, summaries and the library (http://HOST:PORT)."""
     from rag.index import Library
@@ -322,7 +332,10 @@ def ui(
 
     settings = load_settings(data_dir)
     if Library(settings).stats()["abstracts"] == 0:
-        raise BadInput("the index is empty: run `rag ingest seeds/` first (make run does it for you)")
+        if not seed:
+            raise BadInput("the index is empty: run `rag ingest seeds/` first, or start with --seed seeds/")
+        err(f"the index is empty: ingesting {', '.join(map(str, seed))} ...")
+        _ingest(settings, seed)
     print(f"Starting the app on http://{host}:{port} (Ctrl+C to stop)", file=sys.stderr)
     launch(settings, host, port, share)
 
