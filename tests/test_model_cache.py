@@ -59,7 +59,7 @@ def test_two_processes_preparing_at_once_share_one_export(tmp_path: Path) -> Non
 
 def test_a_damaged_model_file_is_found_and_made_again(model_cache: Path, tmp_path: Path, capfd) -> None:
     expected = load_embedder("", model_cache, precision="int8").embed(TEXTS)
-    [prepared] = [p for p in model_cache.iterdir() if (p / "model-int8.onnx").exists()]
+    prepared = export_folder(model_cache, "model", bundled_model_dir())
     cache = tmp_path / "cache"
     shutil.copytree(prepared, cache / prepared.name)
     shutil.copy(model_cache / "checksums.json", cache / "checksums.json")
