@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from common import ROOT, free_port
+from ingest_search import environment as shared_environment
 from ingest_search import run
 from scale import PLAIN_LOOP, PUBMED, SCIFACT, row, write_jsonl
 
@@ -32,9 +33,8 @@ QUESTION = "What causes oversmoothing in graph neural networks?"
 
 
 def environment(data: Path) -> dict[str, str]:
-    """This process's environment without RAG_/CHROMA_/OPENAI_ settings: the defaults a new user has."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    return {**env, "RAG_DATA_DIR": str(data)}
+    """The defaults a new user has: no RAG_/CHROMA_/OPENAI_ settings, the user's model cache."""
+    return shared_environment(data, None)
 
 
 def side_by_side(work: Path, n: int) -> None:

@@ -26,10 +26,12 @@ SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
 MODES = ("dense", "keyword", "hybrid")
 
 
-def environment(data: Path, models: Path, **extra: str) -> dict[str, str]:
-    """This process's environment without the caller's RAG_/CHROMA_/OPENAI_ settings, for an index in `data`."""
+def environment(data: Path, models: Path | None, **extra: str) -> dict[str, str]:
+    """This process's environment without the caller's RAG_/CHROMA_/OPENAI_ settings, for an index in `data` (and
+    the model cache `models`; None: the user's, as a new user has it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
-    return {**env, "RAG_DATA_DIR": str(data), "RAG_MODEL_CACHE": str(models), **extra}
+    cache = {"RAG_MODEL_CACHE": str(models)} if models else {}
+    return {**env, "RAG_DATA_DIR": str(data), **cache, **extra}
 
 
 def run(args: list[str], env: dict[str, str], module: str = "rag.frontends.cli") -> tuple[float, int, str]:

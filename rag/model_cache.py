@@ -60,7 +60,7 @@ def folder_checksum(model_dir: Path, cache: Path) -> str:
     (reading 90 MB of weights at every start would cost a tenth of a second)."""
     files = model_files(model_dir)
     stamp = hashlib.sha256(
-        "\n".join(f"{p.resolve()}|{p.stat().st_size}|{p.stat().st_mtime_ns}" for p in files).encode()
+        "\n".join(f"{p.resolve()}|{stat.st_size}|{stat.st_mtime_ns}" for p in files if (stat := p.stat())).encode()
     ).hexdigest()
     memo = cache / CHECKSUMS
     try:

@@ -172,14 +172,15 @@ def prepared(judge: JudgeFolder, cache: Path, agreement: Agreement) -> tuple[Pat
 
     folder = judge.export_dir(cache)
     fp32, int8, record = folder / "model.onnx", folder / "model-int8.onnx", folder / "model-int8.json"
-    wanted = [fp32.name, *([int8.name, record.name] if cpu_has_int8_dot() else [])]
+    int8_pays = cpu_has_int8_dot()
+    wanted = [fp32.name, *([int8.name, record.name] if int8_pays else [])]
     tokenizer = judge.tokenizer_dir(cache) / "tokenizer.json"
     if not intact(folder, wanted) or not tokenizer.exists():
         with preparing(folder):  # another process preparing the same model is waited for
             if not intact(folder, wanted[:1], repair=True) or not tokenizer.exists():
                 in_child_process(export_classifier, judge.path, folder, judge.setting)
                 record_sizes(folder, wanted[:1])
-            if len(wanted) > 1 and not intact(folder, wanted[1:], repair=True):
+            if int8_pays and not intact(folder, wanted[1:], repair=True):
                 from rag.onnx import quantize_int8
 
                 tmp = folder / f"model-int8.{os.getpid()}.tmp.onnx"
@@ -188,7 +189,7 @@ def prepared(judge: JudgeFolder, cache: Path, agreement: Agreement) -> tuple[Pat
                 tmp.replace(int8)
                 write_atomically(record, json.dumps({"agreement": share, "threshold": AGREEMENT}) + "\n")
                 record_sizes(folder, wanted[1:])
-    if not cpu_has_int8_dot():
+    if not int8_pays:
         return fp32, "fp32"
     return (int8, "int8") if json.loads(record.read_text())["agreement"] >= AGREEMENT else (fp32, "fp32")
 

@@ -80,7 +80,8 @@ class Names:
         return "\n".join(self.names), starts
 
     def equal_to(self, value: str) -> list[int]:
-        return [i for i, name in enumerate(self.names) if name == value.lower()]
+        wanted = value.lower()
+        return [i for i, name in enumerate(self.names) if name == wanted]
 
     def containing(self, part: str) -> np.ndarray:
         """The numbers of the names that contain part (any case)."""
@@ -142,8 +143,7 @@ class Segment:
         """The chunks one of whose authors' names contains `author` (any case)."""
         import numpy as np
 
-        chunks = np.flatnonzero(np.isin(self.author_codes, self.authors.containing(author)))
-        return [self.chunk_ids[i] for i in chunks]
+        return [self.chunk_ids[i] for i in np.flatnonzero(self.mask(Filters(author=author)))]
 
     def search(self, tokens: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
         import numpy as np
@@ -228,9 +228,9 @@ class SegmentBuilder:
         if main is not None:
             frequencies += np.array([main.frequency(word) for word in self.vocab], dtype=np.int64)
             documents += len(main.chunk_ids)
-        idf = np.log1p((documents - frequencies + 0.5) / (frequencies + 0.5)).astype(np.float32)  # terms.idf
+        weights = np.array([idf(frequency, documents) for frequency in frequencies.tolist()], dtype=np.float32)
         tfc = partial(_select_tfc_scorer(bm25.method), k1=bm25.k1, b=bm25.b, delta=bm25.delta)
-        self.postings.write(folder, len(self.vocab), idf, tfc)
+        self.postings.write(folder, len(self.vocab), weights, tfc)
         params = {"k1": bm25.k1, "b": bm25.b, "delta": bm25.delta, "method": bm25.method,
                   "idf_method": bm25.idf_method, "dtype": bm25.dtype, "int_dtype": bm25.int_dtype,
                   "num_docs": len(self), "version": bm25s.__version__, "backend": bm25.backend}  # fmt: skip
@@ -267,11 +267,7 @@ class SegmentBuilder:
         _, first_from_end = np.unique(papers[::-1], return_index=True)
         last = since + len(papers) - 1 - first_from_end
         venue_names, venues, years = list(self._venues), self.columns["venue"], self.columns["year"]
-        return {
-            "docs": len(last),
-            "venues": dict(Counter(venue_names[venues[i]] or "unknown" for i in last).most_common()),
-            "years": dict(sorted(Counter(str(years[i] or "unknown") for i in last).items())),
-        }
+        return count_papers((venue_names[venues[i]], years[i]) for i in last)
 
 
 def _hash(doc_id: str) -> int:
@@ -389,13 +385,19 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
 
 
 def paper_counts(metas: list[dict[str, Any]]) -> dict[str, Any]:
-    """Abstracts, venues and years of paper metadata (as `SegmentBuilder.paper_counts` counts a segment's)."""
+    """Abstracts, venues and years of paper metadata, each paper counted once."""
     papers = {m["doc_id"]: m for m in metas}
-    return {
-        "docs": len(papers),
-        "venues": dict(Counter(m.get("venue") or "unknown" for m in papers.values()).most_common()),
-        "years": dict(sorted(Counter(str(m.get("year") or "unknown") for m in papers.values()).items())),
-    }
+    return count_papers((m.get("venue"), m.get("year")) for m in papers.values())
+
+
+def count_papers(papers: Iterable[tuple[str | None, int | None]]) -> dict[str, Any]:
+    """The manifest's counts of papers given as (venue, year): how many, by venue and by year."""
+    venues: Counter[str] = Counter()
+    years: Counter[str] = Counter()
+    for venue, year in papers:
+        venues[venue or "unknown"] += 1
+        years[str(year or "unknown")] += 1
+    return {"docs": venues.total(), "venues": dict(venues.most_common()), "years": dict(sorted(years.items()))}
 
 
 def _fresh(folder: Path) -> Path:
