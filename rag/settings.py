@@ -22,6 +22,7 @@ Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 VerifierKind = Literal["auto", "model", "llm", "lexical"]
 Unverified = Literal["drop", "show"]  # what becomes of a sentence the judge cannot confirm
+StoreKind = Literal["chroma", "milvus"]  # where chunks, vectors and the keyword index live (rag/index/stores.py)
 Rewrite = Literal["auto", "on", "off"]  # whether the LLM restates a question in the papers' words before searching
 
 
@@ -34,6 +35,9 @@ class Settings(BaseSettings):
 
     # Storage
     data_dir: Path = Field(Path("data"), validation_alias=_env("RAG_DATA_DIR"))
+    store: StoreKind = Field("chroma", validation_alias=_env("RAG_STORE"))
+    milvus_uri: str | None = Field(None, validation_alias=_env("MILVUS_URI"))
+    milvus_token: str | None = Field(None, validation_alias=_env("MILVUS_TOKEN"))
     chroma_host: str | None = Field(None, validation_alias=_env("CHROMA_HOST"))
     chroma_port: int = Field(8000, validation_alias=_env("CHROMA_PORT"))
     chroma_ssl: bool = Field(False, validation_alias=_env("CHROMA_SSL"))
@@ -129,6 +133,12 @@ class Settings(BaseSettings):
     @property
     def api_key_list(self) -> list[str]:
         return [key.strip() for key in self.api_keys.split(",") if key.strip()]
+
+    @property
+    def milvus_target(self) -> str:
+        """Where the Milvus store is: a server's URL, or the embedded edition's folder (under the data directory
+        unless MILVUS_URI names one)."""
+        return self.milvus_uri or str(self.data_dir / "milvus.db")
 
     @property
     def chroma_path(self) -> Path:

@@ -25,6 +25,12 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     )
 
 
+def weighed_words(question: str) -> list[str]:
+    """The question's words as the keyword index tokenizes them, once each, question words left out."""
+    asking = set(tokenize([" ".join(sorted(QUESTION_WORDS))])[0])
+    return list(dict.fromkeys(w for w in tokenize([question])[0] if w not in asking))
+
+
 def idf(document_frequency: int, documents: int) -> float:
     """BM25's idf; a word the index never saw weighs the most."""
     return math.log((documents - document_frequency + 0.5) / (document_frequency + 0.5) + 1)

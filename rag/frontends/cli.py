@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
 from pydantic import ValidationError
@@ -514,6 +514,51 @@ def doctor(
             print(f"repaired: {done}")
     if not checkup.healthy:
         raise typer.Exit(1)
+
+
+@app.command()
+def migrate(
+    to_store: Annotated[str, typer.Option("--to-store", help="The destination store: chroma or milvus.")],
+    to_uri: Annotated[
+        str | None,
+        typer.Option(
+            "--to-uri",
+            help="With --to-store milvus: MILVUS_URI of the destination (a server "
+            "URL or a folder; default: the destination data directory's milvus.db).",
+        ),
+    ] = None,
+    to_data_dir: Annotated[
+        Path | None, typer.Option("--to-data-dir", help="The destination's data directory (default: the source's).")
+    ] = None,
+    to_collection: Annotated[
+        str | None, typer.Option("--to-collection", help="The destination collection (default: RAG_COLLECTION).")
+    ] = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Copy the index into another store (Chroma to Milvus or back), keeping every chunk's id, text, metadata and
+    vector: nothing is embedded again. Run it again to complete an interrupted copy."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from rag.index import Library
+    from rag.settings import StoreKind
+
+    if to_store not in get_args(StoreKind):
+        raise BadInput(f"unknown --to-store {to_store!r}; use one of {', '.join(get_args(StoreKind))}")
+    source = load_settings(data_dir)
+    update: dict[str, object] = {"store": to_store, "milvus_uri": to_uri}
+    if to_data_dir:
+        update["data_dir"] = to_data_dir
+    if to_collection:
+        update["collection"] = to_collection
+    destination = Settings(**{**source.model_dump(), **update})  # validated; given values win over the environment
+    with Progress(
+        "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=_stderr_console(), transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("Copying chunks", total=None)
+        report = Library(source).migrate_to(destination, lambda done, total: bar.update(task, completed=done,
+                                                                                         total=total))  # fmt: skip
+    print(f"copied {report.chunks} chunks from {report.source} to {report.destination}")
 
 
 @app.command()

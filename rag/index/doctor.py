@@ -1,5 +1,7 @@
 """`rag doctor`: checks an index end to end and, with repair, mends what can be mended from the index itself.
 
+With RAG_STORE=milvus the store keeps vectors and BM25 itself: the doctor checks the papers and the precision.
+
 Checks: the collection opens; every chunk has its vector (two writers at once once left chunks without one: dense
 search can never find them); every paper has all its chunks; the keyword index loads and counts the collection's
 chunks; the embedding precision recorded in the index is the one the settings ask for. Repairs, under the write lock:
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput
 from rag.index import store
+from rag.index.stores import ChromaStore, ChunkStore, location, open_store
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -51,44 +54,49 @@ def examine(settings: Settings, repair: bool = False, progress: Progress | None 
     check again."""
     from rag.index.ingest import one_writer
 
-    collection = store.open_collection(settings, create=False)
-    if collection is None or collection.count() == 0:
-        raise BadInput(f"there is no index in {settings.data_dir}: run `rag ingest FILES` first")
-    checkup = diagnose(collection, settings, progress)
-    if repair and not checkup.healthy:
+    chunks = open_store(settings, create=False)
+    if chunks is None or chunks.count() == 0:
+        raise BadInput(f"there is no index in {location(settings)}: run `rag ingest FILES` first")
+    checkup = diagnose(chunks, settings, progress)
+    if repair and not checkup.healthy and isinstance(chunks, ChromaStore):
         with one_writer(settings):
-            repaired = mend(collection, settings, checkup)
-        checkup = diagnose(collection, settings, progress)
+            repaired = mend(chunks.collection, settings, checkup)
+        checkup = diagnose(chunks, settings, progress)
         checkup.repaired = repaired
     return checkup
 
 
-def diagnose(collection: Collection, settings: Settings, progress: Progress | None = None) -> Checkup:
-    from rag.index.keywords import KeywordIndex
-
-    count = collection.count()
-    findings = [Finding("collection", True, f"{count} chunks in {store.location(settings)}")]
-    missing = chunks_without_vectors(collection, progress)
+def diagnose(chunks: ChunkStore, settings: Settings, progress: Progress | None = None) -> Checkup:
+    count = chunks.count()
+    findings = [Finding("collection", True, f"{count} chunks in {location(settings)}")]
+    missing = chunks_without_vectors(chunks.collection, progress) if isinstance(chunks, ChromaStore) else []
     if missing:
         findings.append(Finding("vectors", False, f"{len(missing)} chunk(s) without a vector", REEMBED))
     else:
-        findings.append(Finding("vectors", True, "every chunk has its vector"))
-    partial = partly_stored(collection)
+        findings.append(Finding("vectors", True, "every chunk has its vector"))  # Milvus stores no row without one
+    partial = partly_stored(chunks)
     if partial:
         findings.append(Finding("papers", False, f"{len(partial)} paper(s) partly stored: {', '.join(partial[:5])}",
                                 "ingest their files again (`rag ingest FILES` completes them)"))  # fmt: skip
     else:
         findings.append(Finding("papers", True, "every paper has all its chunks"))
-    keyword = KeywordIndex.load(settings.keyword_dir)
-    counted = keyword.manifest["chunks"] if keyword else None
-    detail = f"counts {counted} chunks" if keyword else "missing or unreadable"
-    findings.append(Finding("keyword index", counted == count, detail, "" if counted == count else REBUILD))
-    findings.append(precision_finding(collection, settings))
+    findings.append(keyword_finding(chunks, settings, count))
+    findings.append(precision_finding(chunks.precision(), settings))
     return Checkup(findings)
 
 
-def precision_finding(collection: Collection, settings: Settings) -> Finding:
-    recorded = store.index_precision(collection)
+def keyword_finding(chunks: ChunkStore, settings: Settings, count: int) -> Finding:
+    from rag.index.keywords import KeywordIndex
+
+    if chunks.searches_itself:
+        return Finding("keyword index", True, "BM25 over every chunk, kept by the store itself")
+    keyword = KeywordIndex.load(settings.keyword_dir)
+    counted = keyword.manifest["chunks"] if keyword else None
+    detail = f"counts {counted} chunks" if keyword else "missing or unreadable"
+    return Finding("keyword index", counted == count, detail, "" if counted == count else REBUILD)
+
+
+def precision_finding(recorded: str | None, settings: Settings) -> Finding:
     wanted = settings.embedding_precision
     if wanted != "auto" and recorded != wanted:
         return Finding(
@@ -126,11 +134,11 @@ def _without_vectors(collection: Collection, ids: list[str]) -> list[str]:
     return [cid for cid in ids if cid not in present]
 
 
-def partly_stored(collection: Collection) -> list[str]:
+def partly_stored(chunks: ChunkStore) -> list[str]:
     """Papers with fewer chunks present than they were split into."""
     present: dict[str, int] = {}
     expected: dict[str, int] = {}
-    for _, _, meta in store.iter_chunks(collection):
+    for _, _, meta in chunks.iter_chunks():
         doc = str(meta["doc_id"])
         present[doc] = present.get(doc, 0) + 1
         expected[doc] = int(meta.get("n_chunks", 0))
@@ -148,7 +156,7 @@ def mend(collection: Collection, settings: Settings, checkup: Checkup) -> list[s
         reembed(collection, settings, missing)
         done.append(f"embedded {len(missing)} chunk(s) again")
     if failing & {"vectors", "keyword index"}:
-        rebuild_keyword_index(collection, settings)
+        rebuild_keyword_index(ChromaStore(collection), settings)
         done.append("rebuilt the keyword index")
     return done
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rag.corpus.chunker import chunk_paper
 from rag.corpus.loaders import Corpus, LoadResult, Problem, merged, windows
@@ -40,17 +40,16 @@ from rag.index.keywords import (
     read_manifest,
     rebuild_keyword_index,
 )
+from rag.index.stores import ChunkStore, drop_store, open_store
 from rag.records import Chunk, Paper, doc_of_chunk
 from rag.settings import Settings
 from rag.tracing import span
 
 if TYPE_CHECKING:
-    from chromadb.api.models.Collection import Collection
     from llama_index.core.schema import TextNode
 
 log = logging.getLogger(__name__)
 WRITE_LOCK = ".write.lock"
-SPAN_KEYS = ("chunk_index", "start", "end")
 TRIM_EVERY = 5_000  # papers written between two hand-backs of freed memory (see release_freed_memory)
 SCHEMA = 2  # bump when the stored chunk metadata changes, so the next ingest rewrites old chunks
 WINDOW = 10_000  # papers read ahead of the writing: an ingest's memory is bounded whatever the files' size
@@ -79,9 +78,15 @@ class IngestReport:
 @contextmanager
 def one_writer(settings: Settings) -> Iterator[None]:
     """Hold the data directory's write lock: embedded Chroma is not safe for several writing processes (vectors
-    went missing when two ingests ran at once), so a second writer waits for the first to finish."""
+    went missing when two ingests ran at once), so a second writer waits for the first to finish. A Milvus server
+    takes several writers (each ingest worker its own files), so none is held for one."""
     import fcntl
 
+    from rag.index.milvus import is_server
+
+    if settings.store == "milvus" and is_server(settings.milvus_target):
+        yield  # a Milvus server takes several writers: each ingest worker writes its own files' papers
+        return
     store.check_data_dir(settings)
     store.make_folder(settings.data_dir)
     with (settings.data_dir / WRITE_LOCK).open("w") as lock:
@@ -122,13 +127,14 @@ def _ingest(paths, settings: Settings, progress: Progress | None, sync: bool, re
                            f"changed): {checked.problems[0] if checked.problems else 'no papers found'}")  # fmt: skip
     with one_writer(settings):
         if rebuild:
-            store.drop_collection(settings)
+            drop_store(settings)
             shutil.rmtree(settings.keyword_dir, ignore_errors=True)
         with span("store", records=total):
-            collection, report, new_chunks = _store(corpus, total, settings, progress, sync)
+            chunks, report, new_chunks = _store(corpus, total, settings, progress, sync)
         release_freed_memory()  # what the papers took, before the keyword index is built
         with span("keyword_index"):
-            _index_keywords(collection, settings, report, new_chunks)
+            if not chunks.searches_itself:
+                _index_keywords(chunks, settings, report, new_chunks)
         return report
 
 
@@ -171,14 +177,17 @@ class NewChunks:
 
 def _store(
     corpus: Corpus, total: int, settings: Settings, progress: Progress | None, sync: bool
-) -> tuple[Collection, IngestReport, NewChunks]:
+) -> tuple[ChunkStore, IngestReport, NewChunks]:
     """Write the new and changed papers window by window (and with `sync`, remove the others); returns the
-    collection, the report and the new chunks as the keyword index takes them."""
+    store, the report and the new chunks as the keyword index takes them."""
     loaded = LoadResult(files=corpus.files)
-    collection = store.open_collection(settings)
+    chunks = open_store(settings)
+    assert chunks is not None
     before = read_manifest(settings.keyword_dir)
-    chunks_before = collection.count()
-    if chunks_before == 0:
+    chunks_before = chunks.count()
+    if chunks.searches_itself:
+        new_chunks = NewChunks()  # the store indexes keywords itself
+    elif chunks_before == 0:
         new_chunks = NewChunks(whole=SegmentBuilder(workdir=settings.keyword_dir.parent))
     elif before is not None and before["chunks"] == chunks_before:
         new_chunks = NewChunks(delta=[], limit=delta_limit(before))  # given up at the first update
@@ -187,23 +196,23 @@ def _store(
     report = IngestReport(problems=loaded.problems)
     tally = Tally(total, progress)
     seen: set[str] = set()  # the files' doc_ids, for sync
-    pending = _pending(windows(corpus, loaded, WINDOW), collection, settings, report, tally, seen)
-    _write(pending, collection, settings, report, tally, new_chunks)
+    pending = _pending(windows(corpus, loaded, WINDOW), chunks, settings, report, tally, seen)
+    _write(pending, chunks, settings, report, tally, new_chunks)
     if loaded.late:
         new_chunks.delta = None  # papers stored earlier in this run change: the keyword index is rebuilt
-        _write(_late(loaded.late, collection, settings, seen), collection, settings, report, tally, new_chunks)
+        _write(_late(loaded.late, chunks, settings, seen), chunks, settings, report, tally, new_chunks)
     report.merged, report.no_abstract = loaded.merged, loaded.no_abstract
     if sync:
-        leaving = [doc for doc in store.indexed_doc_ids(collection) if doc not in seen]
-        store.delete_docs(collection, leaving)
+        leaving = [doc for doc in chunks.indexed_doc_ids() if doc not in seen]
+        chunks.delete_docs(leaving)
         report.removed = len(leaving)
     if loaded.deletions:
-        deleted = store.docs_with_pmids(collection, [i.removeprefix("pmid:") for i in loaded.deletions])
-        deleted |= set(store.stored_docs(collection, sorted(loaded.deletions)))
-        store.delete_docs(collection, sorted(deleted))
+        deleted = chunks.docs_with_pmids([i.removeprefix("pmid:") for i in loaded.deletions])
+        deleted |= set(chunks.stored_docs(sorted(loaded.deletions)))
+        chunks.delete_docs(sorted(deleted))
         report.deleted = len(deleted)
     tally.finish()
-    return collection, report, new_chunks
+    return chunks, report, new_chunks
 
 
 @dataclass
@@ -227,11 +236,12 @@ Pending = Iterator[tuple[Paper, str, bool]]  # (paper, content hash, has old chu
 
 
 def _pending(
-    papers: Iterator[list[Paper]], collection, settings: Settings, report: IngestReport, tally: Tally, seen: set[str]
+    papers: Iterator[list[Paper]], chunks: ChunkStore, settings: Settings, report: IngestReport, tally: Tally,
+    seen: set[str],
 ) -> Pending:  # fmt: skip
     """The papers to write, window by window: those not stored with their current content."""
     for window in papers:
-        stored = store.stored_docs(collection, [p.doc_id for p in window])
+        stored = chunks.stored_docs([p.doc_id for p in window])
         unchanged = 0
         for paper in window:
             seen.add(paper.doc_id)
@@ -249,35 +259,35 @@ def _pending(
         tally.advance(unchanged)
 
 
-def _late(late: list[tuple[str, Paper]], collection, settings: Settings, seen: set[str]) -> Pending:
+def _late(late: list[tuple[str, Paper]], chunks: ChunkStore, settings: Settings, seen: set[str]) -> Pending:
     """Records of papers stored from an earlier window, merged into the papers as stored (an id that ranks
     first by ID_KINDS renames the paper: its old chunks go)."""
-    papers = {paper.doc_id: paper for paper in store.get_papers(collection, list(dict.fromkeys(d for d, _ in late)))}
+    papers = {paper.doc_id: paper for paper in chunks.get_papers(list(dict.fromkeys(d for d, _ in late)))}
     for doc_id, record in late:
         papers[doc_id] = merged(papers[doc_id], record) if doc_id in papers else record
     for doc_id, paper in papers.items():
         if paper.doc_id != doc_id:
-            store.delete_docs(collection, [doc_id])
+            chunks.delete_docs([doc_id])
             seen.discard(doc_id)
         seen.add(paper.doc_id)
         yield paper, content_hash(paper, settings), True
 
 
-def _index_keywords(collection: Collection, settings: Settings, report: IngestReport, new: NewChunks) -> None:
+def _index_keywords(chunks: ChunkStore, settings: Settings, report: IngestReport, new: NewChunks) -> None:
     """Bring the keyword index in step with the collection: build it from the rows written into an empty
     collection, append the new chunks as a delta, or rebuild it from the collection."""
     manifest = read_manifest(settings.keyword_dir)
     changed = report.added or report.updated or report.removed or report.deleted
-    chunks = collection.count()
-    if changed or manifest is None or manifest["chunks"] != chunks:
-        if new.whole is not None and len(new.whole) == chunks:
+    count = chunks.count()
+    if changed or manifest is None or manifest["chunks"] != count:
+        if new.whole is not None and len(new.whole) == count:
             KeywordIndex.save(new.whole, settings.keyword_dir)
         elif not (
             new.delta
             and not (report.removed or report.deleted)
             and KeywordIndex.append(new.delta, settings.keyword_dir)
         ):
-            rebuild_keyword_index(collection, settings)
+            rebuild_keyword_index(chunks, settings)
 
 
 def delta_limit(manifest: dict | None) -> int:
@@ -298,14 +308,14 @@ def remove(doc_ids: Iterable[str], settings: Settings) -> RemoveReport:
 
 
 def _remove(wanted: list[str], settings: Settings) -> RemoveReport:
-    collection = store.open_collection(settings, create=False)
-    if collection is None or collection.count() == 0:
+    chunks = open_store(settings, create=False)
+    if chunks is None or chunks.count() == 0:
         raise BadInput("the index is empty: there is nothing to remove")
-    present = store.stored_docs(collection, wanted)
+    present = chunks.stored_docs(wanted)
     removed = [doc for doc in wanted if doc in present]
-    store.delete_docs(collection, removed)
-    if removed:
-        rebuild_keyword_index(collection, settings)
+    chunks.delete_docs(removed)
+    if removed and not chunks.searches_itself:
+        rebuild_keyword_index(chunks, settings)
     return RemoveReport(removed, [doc for doc in wanted if doc not in present])
 
 
@@ -321,7 +331,7 @@ def content_hash(paper: Paper, settings: Settings) -> str:
 
 
 def _write(
-    pending: Pending, collection, settings: Settings, report: IngestReport, tally: Tally, new: NewChunks
+    pending: Pending, chunks: ChunkStore, settings: Settings, report: IngestReport, tally: Tally, new: NewChunks
 ) -> None:
     """Embed and store the pending papers batch by batch, handing each batch's chunks to `new` once written (the
     embedding model is loaded only when there is a paper to write)."""
@@ -331,14 +341,13 @@ def _write(
     first = next(pending, None)
     if first is None:
         return
-    embedder = embedder_for(settings, store.index_precision(collection))
-    store.record_precision(collection, embedder.precision)
-    vectors = store.vector_store(collection)
+    embedder = embedder_for(settings, chunks.precision())
+    chunks.record_precision(embedder.precision)
     done = 0
     with embedding_pipeline(embedder, tally.total - tally.done) as start:
         for batch, nodes in _embedded(_batches(itertools.chain([first], pending), settings), start):
-            store.delete_docs(collection, [paper.doc_id for paper, _, had_old, _ in batch if had_old])
-            vectors.add(nodes)
+            chunks.delete_docs([paper.doc_id for paper, _, had_old, _ in batch if had_old])
+            chunks.add(nodes)
             report.chunks_written += len(nodes)
             if report.updated:
                 new.delta = None  # an updated paper's old chunks are in the keyword index: it is rebuilt
@@ -393,10 +402,6 @@ def _batches(
 
 
 def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
-    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
-
-    # The paper is the chunk's source document: llama-index then stores its id as `doc_id` metadata.
-    source = {NodeRelationship.SOURCE: RelatedNodeInfo(node_id=paper.doc_id)}
     metadata = {
         "title": paper.title or "",
         "venue": paper.venue or "",
@@ -411,17 +416,27 @@ def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
         "content_hash": digest,
         "n_chunks": len(chunks),
     }
-    hidden = [key for key in metadata if key != "title" or not paper.title]
-    return [
-        TextNode(
-            id_=chunk.chunk_id,
-            text=chunk.text,
-            start_char_idx=chunk.start,
-            end_char_idx=chunk.end,
-            metadata={**metadata, "chunk_index": chunk.index, "start": chunk.start, "end": chunk.end},
-            excluded_embed_metadata_keys=[*hidden, *SPAN_KEYS],
-            excluded_llm_metadata_keys=[*metadata, *SPAN_KEYS],
-            relationships=source,
-        )
-        for chunk in chunks
-    ]
+    return [chunk_node(c.chunk_id, c.text, paper.doc_id, metadata | span_of(c)) for c in chunks]
+
+
+def span_of(chunk: Chunk) -> dict[str, int]:
+    return {"chunk_index": chunk.index, "start": chunk.start, "end": chunk.end}
+
+
+def chunk_node(chunk_id: str, text: str, doc_id: str, metadata: dict[str, Any]) -> TextNode:
+    """A chunk as the node stored: only its paper's title (when it has one) is embedded with its text; the rest of
+    the metadata is for the store and the filters."""
+    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+
+    hidden = [key for key in metadata if key != "title" or not metadata.get("title")]
+    # The paper is the chunk's source document: llama-index then stores its id as `doc_id` metadata.
+    return TextNode(
+        id_=chunk_id,
+        text=text,
+        start_char_idx=metadata.get("start"),
+        end_char_idx=metadata.get("end"),
+        metadata=metadata,
+        excluded_embed_metadata_keys=hidden,
+        excluded_llm_metadata_keys=list(metadata),
+        relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=doc_id)},
+    )

@@ -18,22 +18,20 @@ import shutil
 import time
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rag.index import store
 from rag.index.postings import Postings, Spill
 from rag.records import doc_of_chunk
-from rag.terms import QUESTION_WORDS, idf, tokenize
+from rag.terms import idf, tokenize, weighed_words
 
 if TYPE_CHECKING:
     import bm25s
     import numpy as np
-    from chromadb.api.models.Collection import Collection
 
     from rag.settings import Settings
 
@@ -361,16 +359,17 @@ class KeywordIndex:
 
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words (as this index tokenizes them, question words left out) with their idf here."""
-
         total = sum(len(s.chunk_ids) for s in self.segments)
-        asking = set(tokenize([" ".join(QUESTION_WORDS)])[0])
-        words = dict.fromkeys(w for w in tokenize([question])[0] if w not in asking)
-        return {word: idf(sum(s.frequency(word) for s in self.segments), total) for word in words}
+        return {word: idf(sum(s.frequency(word) for s in self.segments), total) for word in weighed_words(question)}
 
 
-def rebuild_keyword_index(collection: Collection, settings: Settings) -> dict:
+class ChunkSource(Protocol):
+    def iter_chunks(self) -> Iterator[Row]: ...
+
+
+def rebuild_keyword_index(chunks: ChunkSource, settings: Settings) -> dict:
     """Build the keyword index anew from every chunk of the collection; its manifest."""
-    return KeywordIndex.build(store.iter_chunks(collection), settings.keyword_dir)
+    return KeywordIndex.build(chunks.iter_chunks(), settings.keyword_dir)
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.index import store
+from rag.index import stores
 from rag.index.keywords import paper_counts, read_manifest
 from rag.records import Paper, Query, SearchResult
 from rag.settings import Settings
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rag.index.doctor import Checkup
     from rag.index.embedder import AnyEmbedder
     from rag.index.ingest import IngestReport, Progress, RemoveReport
+    from rag.index.migrate import MigrateReport
     from rag.index.retriever import Retriever
 
 QUERY_CACHE = 64  # recent questions whose vectors are kept: each request embeds its question once
@@ -76,16 +77,16 @@ class Library:
 
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words with their rarity in the index (BM25's idf), for relevance scores."""
-        return self.retriever.keyword.term_weights(question)
+        return self.retriever.term_weights(question)
 
     def abstracts(self, doc_ids: list[str]) -> dict[str, str]:
         """Each document's whole abstract."""
-        return store.get_abstracts(self.retriever.collection, doc_ids)
+        return self.retriever.chunks.get_abstracts(doc_ids)
 
     def records(self, doc_ids: list[str]) -> list[Paper]:
         """The indexed papers with these ids, in that order (unknown ids left out): for exporting references."""
-        collection = store.open_collection(self.settings, create=False)
-        return store.get_papers(collection, list(dict.fromkeys(doc_ids))) if collection is not None else []
+        chunks = stores.open_store(self.settings, create=False)
+        return chunks.get_papers(list(dict.fromkeys(doc_ids))) if chunks is not None else []
 
     def references(self, doc_ids: list[str], kind: str) -> str:
         """These papers as references to import into a reference manager: "bibtex", "ris" or "csl-json"."""
@@ -96,8 +97,8 @@ class Library:
     def missing(self, doc_ids: Iterable[str]) -> list[str]:
         """The ones of these document ids that are not indexed, in the order given."""
         wanted = list(dict.fromkeys(doc_ids))
-        collection = store.open_collection(self.settings, create=False)
-        indexed = store.stored_docs(collection, wanted) if collection is not None else {}
+        chunks = stores.open_store(self.settings, create=False)
+        indexed = chunks.stored_docs(wanted) if chunks is not None else {}
         return [doc for doc in wanted if doc not in indexed]
 
     def papers(
@@ -105,8 +106,8 @@ class Library:
     ) -> list[dict[str, Any]]:
         """One row per indexed abstract (doc_id, venue, year, title, authors, opening text), optionally filtered
         (`author`: any part of an author's name, any case)."""
-        collection = store.open_collection(self.settings, create=False)
-        rows = store.list_papers(collection) if collection is not None else []
+        chunks = stores.open_store(self.settings, create=False)
+        rows = chunks.list_papers() if chunks is not None else []
         name = (author or "").lower()
         return [r for r in rows if (not venue or r["venue"] == venue) and (not year or r["year"] == year)
                 and name in r["authors"].lower()]  # fmt: skip
@@ -114,14 +115,14 @@ class Library:
     def stats(self) -> dict[str, Any]:
         """What is indexed: counts of abstracts and chunks, venues and years (no model is loaded)."""
         settings = self.settings
-        collection = store.open_collection(settings, create=False)
-        chunks = collection.count() if collection is not None else 0
-        manifest = read_manifest(settings.keyword_dir)
-        if collection is not None and chunks and (manifest is None or manifest["chunks"] != chunks):
-            manifest = paper_counts(store.list_papers(collection))  # the manifest is stale or damaged: count afresh
+        found = stores.open_store(settings, create=False)
+        chunks = found.count() if found is not None else 0
+        manifest = None if found is None or found.searches_itself else read_manifest(settings.keyword_dir)
+        if found is not None and chunks and (manifest is None or manifest["chunks"] != chunks):
+            manifest = paper_counts(found.list_papers())  # no local manifest, or it is stale or damaged: count afresh
         manifest = manifest or {"docs": 0, "venues": {}, "years": {}}
         return {
-            "store": store.location(settings),
+            "store": stores.location(settings),
             "collection": settings.collection,
             "abstracts": manifest["docs"] if chunks else 0,
             "chunks": chunks,
@@ -150,6 +151,13 @@ class Library:
         report = remove(doc_ids, self.settings)
         self._refresh()
         return report
+
+    def migrate_to(self, destination: Settings, progress: Progress | None = None) -> MigrateReport:
+        """Copy this index into another store (`destination`: its settings), keeping ids, texts, metadata and
+        vectors (`rag migrate`)."""
+        from rag.index.migrate import migrate
+
+        return migrate(self.settings, destination, progress)
 
     def checkup(self, repair: bool = False, progress: Progress | None = None) -> Checkup:
         """`rag doctor`: check the index end to end; with `repair`, mend what the index itself can rebuild."""

@@ -1,4 +1,7 @@
-"""Question -> ranked abstracts: dense (Chroma), keyword (BM25) or both fused by weighted reciprocal rank.
+"""Question -> ranked abstracts: dense, keyword (BM25) or both fused by weighted reciprocal rank.
+
+A store that searches itself (Milvus: rag/index/milvus.py) ranks, filters and fuses inside the store; for Chroma,
+the retriever queries the collection for the dense ranking, the local keyword index for BM25, and fuses them here.
 
 Queries go to the Chroma collection directly rather than through llama-index's ChromaVectorStore: importing
 llama-index costs two seconds of a cold `rag search`, and the query is a single call.
@@ -15,10 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rag.errors import BadInput
-from rag.index import store
 from rag.index.keywords import Filters, KeywordIndex, read_manifest, rebuild_keyword_index
+from rag.index.stores import ChunkStore, open_store
 from rag.records import Query, SearchResult, doc_of_chunk
 from rag.settings import Settings
+from rag.terms import weighed_words
 from rag.text import check_question
 
 log = logging.getLogger(__name__)
@@ -45,21 +49,26 @@ class Retriever:
         from concurrent.futures import ThreadPoolExecutor
 
         self.settings = settings
-        collection = store.open_collection(settings, create=False)
-        precision = store.index_precision(collection) if collection is not None else None
-        if collection is None or precision is None:  # no precision recorded: nothing was ever stored
+        found = open_store(settings, create=False)
+        precision = found.precision() if found is not None else None
+        if found is None or precision is None:  # no precision recorded: nothing was ever stored
             raise BadInput(EMPTY_INDEX)
-        self.collection: Collection = collection
+        self.chunks: ChunkStore = found
         # The first call into the collection loads it (1-2 s at 300,000 chunks): the keyword index and the
         # embedding model load meanwhile, which takes a third of a second off a cold `rag search`.
         with ThreadPoolExecutor(2) as pool:
-            keyword = pool.submit(KeywordIndex.load, settings.keyword_dir)
+            keyword = None if found.searches_itself else pool.submit(KeywordIndex.load, settings.keyword_dir)
             model = pool.submit(self._ready_embedder, precision) if embedder is None else None
-            chunks = collection.count()
+            chunks = found.count()
         if chunks == 0:
             raise BadInput(EMPTY_INDEX)
-        self.keyword = self._checked_keyword_index(keyword.result(), chunks)
+        self.keyword = self._checked_keyword_index(keyword.result(), chunks) if keyword else None
         self.embedder = embedder or model.result()  # type: ignore[union-attr]
+
+    @property
+    def collection(self) -> Collection:
+        """The Chroma collection (the Chroma store only)."""
+        return self.chunks.collection  # type: ignore[attr-defined]
 
     def _ready_embedder(self, precision: str | None) -> AnyEmbedder:
         from rag.index.embedder import Embedder
@@ -75,13 +84,15 @@ class Retriever:
         if keyword is None and self.settings.keyword_dir.exists():
             log.warning("rag: the keyword index was damaged or incomplete; rebuilding it from the collection")
         if keyword is None or keyword.manifest["chunks"] != chunks:
-            rebuild_keyword_index(self.collection, self.settings)  # another process or machine changed it
+            rebuild_keyword_index(self.chunks, self.settings)  # another process or machine changed it
             keyword = KeywordIndex.load(self.settings.keyword_dir)
         assert keyword is not None
         return keyword
 
     def refresh(self) -> None:
-        """Pick up abstracts ingested since this retriever was created."""
+        """Pick up abstracts ingested since this retriever was created (a store that searches itself always has)."""
+        if self.keyword is None:
+            return
         on_disk = read_manifest(self.settings.keyword_dir) or {}
         rebuilt = on_disk.get("built") != self.keyword.manifest.get("built")
         chunks = self.collection.count()
@@ -90,7 +101,15 @@ class Retriever:
 
     @property
     def manifest(self) -> dict:
+        """The local keyword index's manifest (the Chroma store only)."""
+        assert self.keyword is not None
         return self.keyword.manifest
+
+    def term_weights(self, question: str) -> dict[str, float]:
+        """The question's words (as the keyword index tokenizes them, question words left out) with their idf."""
+        if self.keyword is not None:
+            return self.keyword.term_weights(question)
+        return self.chunks.term_weights(weighed_words(question))  # type: ignore[attr-defined]
 
     def search(self, query: Query | str, query_vector: np.ndarray | None = None) -> list[SearchResult]:
         """The k best abstracts, one result each. `query_vector` is the question's embedding when the caller
@@ -103,6 +122,10 @@ class Retriever:
         pool = max(self.settings.candidates, k)
         if query_vector is None:
             query_vector = self.embedder.embed_query(question)
+        if self.chunks.searches_itself:
+            hits, cosine = self.chunks.ranked(question, [float(x) for x in query_vector], mode, pool, k, filters)  # type: ignore[attr-defined]
+            found = {chunk_id: (text, meta) for chunk_id, _, _, text, meta in hits}
+            return self._results([(Hit(c, d, s), s) for c, d, s, _, _ in hits], cosine, found)
         dense = self._dense(query_vector, pool, filters) if mode != "keyword" else []
         keyword = self._keyword(question, pool, filters) if mode != "dense" else []
         dense, keyword = collapse(dense), collapse(keyword)
@@ -115,11 +138,15 @@ class Retriever:
         cosine = {hit.doc_id: hit.score for hit in dense}
         if mode == "keyword" and top:  # the dense similarity of keyword hits still tells how relevant they are
             cosine = self._cosine_of([hit.doc_id for hit, _ in top], query_vector)
-        return self._results(top, cosine)
+        return self._results(top, cosine, self.chunks.get_chunks([hit.chunk_id for hit, _ in top]))
 
     def check_venue(self, venue: str | None) -> str | None:
         if venue is None:
             return None
+        if self.keyword is None:
+            if (name := self.chunks.venue_named(venue)) is None:  # type: ignore[attr-defined]
+                raise BadInput(f"unknown venue {venue!r}; `rag stats` lists the indexed venues")
+            return name
         known = [v for v in self.manifest["venues"] if v != "unknown"]
         for name in known:
             if name.lower() == venue.strip().lower():
@@ -133,9 +160,13 @@ class Retriever:
         years = (year or 1, year_to or year or 9999) if year_to is not None else (year or 1, year or 9999)
         if years[0] > years[1]:
             raise BadInput(f"the year range {years[0]}-{years[1]} is empty")
+        asked = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
+        if self.keyword is None:
+            if not self.chunks.has_years(years):  # type: ignore[attr-defined]
+                raise BadInput(f"no indexed abstract is from {asked}; `rag stats` lists the indexed years")
+            return years
         known = [y for y in self.manifest["years"] if y != "unknown"]
         if not any(years[0] <= int(y) <= years[1] for y in known):
-            asked = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
             raise BadInput(f"no indexed abstract is from {asked}; indexed years: {', '.join(known) or 'none'}")
         return years
 
@@ -146,6 +177,7 @@ class Retriever:
         elif filters.years:
             conditions += [{"year": {"$gte": filters.years[0]}}, {"year": {"$lte": filters.years[1]}}]
         if filters.author:  # Chroma cannot match part of a string: the keyword index's arrays can
+            assert self.keyword is not None
             authored = self.keyword.docs_by(filters.author)
             if not authored:
                 return []
@@ -177,13 +209,16 @@ class Retriever:
         return best
 
     def _keyword(self, question: str, pool: int, filters: Filters) -> list[Hit]:
+        assert self.keyword is not None
         return [
             Hit(chunk_id, doc_of_chunk(chunk_id), score)
             for chunk_id, score in self.keyword.search(question, pool, filters)
         ]
 
-    def _results(self, fused: list[tuple[Hit, float]], cosine: dict[str, float]) -> list[SearchResult]:
-        chunks = store.get_chunks(self.collection, [hit.chunk_id for hit, _ in fused])
+    @staticmethod
+    def _results(
+        fused: list[tuple[Hit, float]], cosine: dict[str, float], chunks: dict[str, tuple[str, dict]]
+    ) -> list[SearchResult]:
         results = []
         for rank, (hit, score) in enumerate(fused, start=1):
             text, meta = chunks[hit.chunk_id]

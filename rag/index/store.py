@@ -6,7 +6,7 @@ the stored state of documents, deleting by document, paging through every chunk)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -154,18 +154,22 @@ def stored_docs(collection: Collection, doc_ids: list[str]) -> dict[str, StoredD
     """What the collection holds for these documents: their content hash and how many chunks are present."""
     found: dict[str, StoredDoc] = {}
     for i in range(0, len(doc_ids), PAGE):
-        batch = doc_ids[i : i + PAGE]
-        got = collection.get(where={"doc_id": {"$in": batch}}, include=["metadatas"])
-        for meta in got["metadatas"] or []:
-            doc_id = str(meta["doc_id"])
-            previous = found.get(doc_id)
-            same_hash = previous is None or previous.content_hash == meta.get("content_hash")
-            found[doc_id] = StoredDoc(
-                content_hash=str(meta.get("content_hash", "")) if same_hash else "",
-                expected_chunks=int(meta.get("n_chunks", 0)),
-                present_chunks=(previous.present_chunks if previous else 0) + 1,
-            )
+        got = collection.get(where={"doc_id": {"$in": doc_ids[i : i + PAGE]}}, include=["metadatas"])
+        count_stored(found, got["metadatas"] or [])
     return found
+
+
+def count_stored(found: dict[str, StoredDoc], metas: Iterable[dict[str, Any]]) -> None:
+    """Count stored chunks (their metadata) into `found`, per document; differing hashes leave the hash empty."""
+    for meta in metas:
+        doc_id = str(meta["doc_id"])
+        previous = found.get(doc_id)
+        same_hash = previous is None or previous.content_hash == meta.get("content_hash")
+        found[doc_id] = StoredDoc(
+            content_hash=str(meta.get("content_hash", "")) if same_hash else "",
+            expected_chunks=int(meta.get("n_chunks", 0)),
+            present_chunks=(previous.present_chunks if previous else 0) + 1,
+        )
 
 
 def docs_with_pmids(collection: Collection, pmids: list[str]) -> set[str]:
@@ -208,6 +212,20 @@ def iter_chunks(collection: Collection) -> Iterator[tuple[str, str, dict[str, An
         offset += len(ids)
 
 
+def iter_vectors(collection: Collection) -> Iterator[tuple[str, str, dict[str, Any], list[float]]]:
+    """Every stored chunk as (id, text, metadata, vector), page by page (for `rag migrate`)."""
+    offset = 0
+    while True:
+        got = collection.get(include=["documents", "metadatas", "embeddings"], limit=PAGE, offset=offset)
+        ids = got["ids"]
+        if not ids:
+            return
+        rows = zip(ids, got["documents"] or [], got["metadatas"] or [], got["embeddings"], strict=True)
+        for cid, text, meta, vector in rows:
+            yield cid, text, written_by_rag(cid, meta), [float(x) for x in vector]
+        offset += len(ids)
+
+
 def written_by_rag(chunk_id: str, meta: dict[str, Any] | None) -> dict[str, Any]:
     """A stored chunk's metadata, or a clear error for a record that rag did not write (it has no doc_id)."""
     if not meta or "doc_id" not in meta:
@@ -230,13 +248,18 @@ def get_chunks(collection: Collection, chunk_ids: list[str]) -> dict[str, tuple[
 
 def get_abstracts(collection: Collection, doc_ids: list[str]) -> dict[str, str]:
     """Each document's abstract, put back together from its chunks' character spans."""
-    abstracts: dict[str, str] = {}
     if not doc_ids:
-        return abstracts
+        return {}
     got = collection.get(where={"doc_id": {"$in": doc_ids}}, include=["documents", "metadatas"])
+    return assembled(zip(got["documents"] or [], got["metadatas"] or [], strict=True))
+
+
+def assembled(chunks: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, str]:
+    """Abstracts put back together from their chunks (text, metadata) by the chunks' character spans."""
     pieces: dict[str, list[tuple[int, str]]] = {}
-    for text, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=True):
+    for text, meta in chunks:
         pieces.setdefault(str(meta["doc_id"]), []).append((int(meta.get("start", 0)), text))
+    abstracts: dict[str, str] = {}
     for doc_id, parts in pieces.items():
         abstract = ""
         for start, text in sorted(parts):
@@ -251,7 +274,11 @@ def get_papers(collection: Collection, doc_ids: list[str]) -> list[Paper]:
         return []
     abstracts = get_abstracts(collection, doc_ids)
     got = collection.get(where={"$and": [{"doc_id": {"$in": doc_ids}}, {"chunk_index": 0}]}, include=["metadatas"])
-    metas = {str(m["doc_id"]): m for m in got["metadatas"] or []}
+    return papers_of(doc_ids, abstracts, {str(m["doc_id"]): m for m in got["metadatas"] or []})
+
+
+def papers_of(doc_ids: list[str], abstracts: dict[str, str], metas: dict[str, dict[str, Any]]) -> list[Paper]:
+    """Papers from their abstracts and their first chunks' metadata, in the order of doc_ids (unknown ones left out)."""
 
     def listed(meta: dict[str, Any], key: str, separator: str = "; ") -> tuple[str, ...]:
         return tuple(item for item in str(meta.get(key) or "").split(separator) if item)
@@ -284,14 +311,17 @@ def list_papers(collection: Collection) -> list[dict[str, Any]]:
         if not got["ids"]:
             return sorted(rows, key=lambda r: r["doc_id"])
         offset += len(got["ids"])
-        rows += [
-            {
-                "doc_id": str(meta["doc_id"]),
-                "venue": meta.get("venue") or "",
-                "year": int(meta["year"]) if meta.get("year") else None,
-                "title": meta.get("title") or "",
-                "authors": meta.get("authors") or "",
-                "text": text,
-            }
-            for text, meta in zip(got["documents"] or [], got["metadatas"] or [], strict=True)
-        ]
+        pairs = zip(got["documents"] or [], got["metadatas"] or [], strict=True)
+        rows += [paper_row(text, meta) for text, meta in pairs]
+
+
+def paper_row(text: str, meta: dict[str, Any]) -> dict[str, Any]:
+    """A paper's row in `list_papers`, from its first chunk."""
+    return {
+        "doc_id": str(meta["doc_id"]),
+        "venue": meta.get("venue") or "",
+        "year": int(meta["year"]) if meta.get("year") else None,
+        "title": meta.get("title") or "",
+        "authors": meta.get("authors") or "",
+        "text": text,
+    }

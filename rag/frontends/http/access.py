@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rag.answer import LLMConfigError
-from rag.errors import BadInput
+from rag.errors import BadInput, StoreUnavailable
 from rag.frontends.http.wire import ApiError
 from rag.settings import Settings
 from rag.text import private
@@ -49,6 +49,10 @@ def guard(app: FastAPI, settings: Settings, host: str) -> None:
     @app.exception_handler(LLMConfigError)
     async def llm_unavailable(_: Request, exc: LLMConfigError) -> JSONResponse:
         return answer(ApiError(503, str(exc), "server_error", "llm_unavailable"))
+
+    @app.exception_handler(StoreUnavailable)
+    async def store_unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
+        return answer(ApiError(503, str(exc), "server_error", "store_unavailable", headers={"Retry-After": "5"}))
 
     @app.exception_handler(BadInput)
     async def bad_input(_: Request, exc: BadInput) -> JSONResponse:

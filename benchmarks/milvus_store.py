@@ -1,0 +1,167 @@
+"""Benchmark: RAG_STORE=milvus beside the default store (Chroma + the local bm25s index), side by side in one run on
+one machine. Prints one Markdown table.
+
+    .venv/bin/python benchmarks/milvus_store.py              # 100,000 abstracts in each store (about 1.5 hours)
+    .venv/bin/python benchmarks/milvus_store.py --n 10000    # the same at 10,000
+
+- Quality: SciFact alone (5,183 abstracts; the shared train claims that cite them): nDCG@10; PubMedQA (1,000) +
+  seeds: recall@1 of the 500 PubMedQA dev questions; hybrid, in each store.
+- Scale: `--n` abstracts (scale.py's deterministic corpus) ingested by `rag ingest` into each store: time, peak
+  memory (milvus-lite runs inside the `rag` process), disk; warm hybrid search p50/p95 (200 SciFact claims, one
+  process); cold `rag search` (median of 3).
+- A server: `milvus-lite server` with PubMedQA + seeds; two `rag serve` replicas and an ingest worker: answers
+  compared across replicas, seconds from the worker's end until its paper is found on both, and seconds for a
+  killed replica to serve again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ingest_search import percentile, questions, run
+from scale import (
+    PUBMED,
+    ROOT,
+    SCIFACT,
+    build_corpus,
+    claims,
+    disk_mib,
+    environment,
+    median_wall,
+    quality,
+    row,
+    write_jsonl,
+)
+
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' helpers that start real servers
+from conftest import free_port, start_rag
+from test_milvus import start_milvus
+
+STORES = {"chroma": {}, "milvus": {"RAG_STORE": "milvus"}}
+
+
+def pubmed_recall_at_1(data: Path, models: Path, **settings: str) -> float:
+    from rag.index.retriever import Retriever
+    from rag.records import Query
+    from rag.settings import Settings
+
+    retriever = Retriever(Settings(_env_file=None, data_dir=data, model_cache=models, **settings))
+    asked = questions(PUBMED.parent / "dev_questions.jsonl")
+    hits = sum(retriever.search(Query(q["question"], 1))[0].doc_id in q["gold"] for q in asked)
+    return hits / len(asked)
+
+
+def side_by_side_quality(work: Path, models: Path) -> None:
+    for store, extra in STORES.items():
+        setting = {"store": store}
+        alone = environment(work / f"scifact-{store}", models, **extra)
+        run(["ingest", str(SCIFACT / "corpus.jsonl")], alone)
+        ndcg, _, _ = quality(work / f"scifact-{store}", models, **setting)
+        small = environment(work / f"pubmed-{store}", models, **extra)
+        run(["ingest", str(PUBMED), str(ROOT / "seeds")], small)
+        r1 = pubmed_recall_at_1(work / f"pubmed-{store}", models, **setting)
+        row(f"{store}: SciFact alone nDCG@10 / PubMedQA dev recall@1 (500)", f"{ndcg:.3f} / {r1:.3f}")
+
+
+def at_scale(work: Path, models: Path, n: int, seed: int) -> None:
+    corpus, _ = build_corpus(n, seed, 0)
+    big = write_jsonl(work / "corpus.jsonl", corpus)
+    for store, extra in STORES.items():
+        env = environment(work / f"big-{store}", models, **extra)
+        seconds, peak, _ = run(["ingest", str(big)], env)
+        row(f"{store}: ingest {n:,} abstracts (time, rate, peak memory)",
+            f"{seconds / 60:.1f} min, {n / seconds:.1f} abstracts/s, {peak:,} MiB")  # fmt: skip
+        row(f"{store}: index on disk", f"{disk_mib(work / f'big-{store}'):,.0f} MiB")
+        _, _, times = quality(work / f"big-{store}", models, store=store)
+        warm = times[10:210]
+        row(f"{store}: warm hybrid search (200 SciFact claims)",
+            f"p50 {statistics.median(warm):.1f} ms, p95 {percentile(warm, 95):.1f} ms")  # fmt: skip
+        row(f"{store}: cold `rag search` (median of 3)", f"{median_wall(['search', 'gene expression'], env):.2f} s")
+        weights = weights_ms(work / f"big-{store}", models, store)
+        row(f"{store}: the gate's term weights (idf of a question's words), p50 of 20", f"{weights:.1f} ms")
+
+
+def weights_ms(data: Path, models: Path, store: str) -> float:
+    from rag.index.library import Library
+    from rag.settings import Settings
+
+    library = Library(Settings(_env_file=None, data_dir=data, model_cache=models, store=store))
+    times = []
+    for claim in claims()[:21]:
+        start = time.perf_counter()
+        library.term_weights(claim["question"])
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times[1:])
+
+
+def search(base: str, query: str) -> list[str]:
+    import httpx
+
+    found = httpx.post(f"{base}/v1/search", json={"query": query, "k": 5}, timeout=60).json()
+    return [r["doc_id"] for r in found["results"]]
+
+
+def replicas(work: Path, models: Path) -> None:
+    port = free_port()
+    server = start_milvus(work / "server", port, work / "server.log")
+    shared = {"RAG_STORE": "milvus", "MILVUS_URI": f"http://127.0.0.1:{port}"}
+    started: list = []
+    try:
+        run(["ingest", str(PUBMED), str(ROOT / "seeds")], environment(work / "worker", models, **shared))
+        for name in ("one", "two"):
+            started.append(start_rag("serve", work / name, models, work / f"{name}.log", **shared))
+        bases = [base for _, base in started]
+        asked = [q["question"] for q in questions(PUBMED.parent / "dev_questions.jsonl")[:50]]
+        same = sum(search(bases[0], q) == search(bases[1], q) for q in asked)
+        row("milvus server: replicas giving the same top 5 (50 PubMedQA questions)", f"{same} of {len(asked)}")
+        paper = {"doc_id": "bench-axolotl", "title": "Axolotl limb regeneration",
+                 "abstract": "Axolotls regrow limbs; blastema cells remember their positional identity."}  # fmt: skip
+        run(["ingest", str(write_jsonl(work / "new.jsonl", [paper]))], environment(work / "worker", models, **shared))
+        done, seen = time.monotonic(), {}
+        while len(seen) < 2 and time.monotonic() - done < 60:
+            for base in bases:
+                if base not in seen and "bench-axolotl" in search(base, "axolotl limb blastema"):
+                    seen[base] = time.monotonic() - done
+        row("milvus server: an added paper searchable on both replicas after the ingest ends",
+            ", ".join(f"{s:.2f} s" for s in seen.values()) or "not within 60 s")  # fmt: skip
+        proc, _ = started.pop(0)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        restart = time.monotonic()
+        started.insert(0, start_rag("serve", work / "one", models, work / "one-again.log", **shared))
+        row("milvus server: a killed replica serving again (start to /healthz 200)",
+            f"{time.monotonic() - restart:.1f} s")  # fmt: skip
+    finally:
+        for proc, _ in started:
+            proc.terminate()
+            proc.wait()
+        server.terminate()
+        server.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=100_000, help="abstracts in each big index")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--work", type=Path, help="working folder (default: a new temporary one)")
+    parser.add_argument("--skip-scale", action="store_true", help="only quality and the server")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="milvus-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    models = work / "models"
+    print(f"work folder {work}\n\n| measure | value |\n|---|---|", flush=True)
+    run(["ingest", str(ROOT / "seeds")], environment(work / "warm", models))  # the ONNX export, once, not timed
+    side_by_side_quality(work, models)
+    replicas(work, models)
+    if not args.skip_scale:
+        at_scale(work, models, args.n, args.seed)
+
+
+if __name__ == "__main__":
+    main()

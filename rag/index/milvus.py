@@ -1,0 +1,381 @@
+"""Milvus behind the store seam (RAG_STORE=milvus): chunks, vectors and BM25 in one collection, searched there.
+
+MILVUS_URI is a folder for the embedded edition (milvus-lite, one process at a time) or a server's URL (Milvus
+standalone or distributed, or `milvus-lite server`), where several ingest workers and `rag serve` replicas share one
+index. Each chunk row holds its text, its dense vector, `terms` (its words as the project's keyword index tokenizes
+them: lower-cased, stemmed, no stop words) from which Milvus's BM25 function derives a sparse vector, the fields the
+filters use (venue, year, authors) and its whole metadata as JSON. Questions are tokenized the same way, so BM25
+sees the words bm25s sees in the Chroma setup. A hybrid search is one `hybrid_search` call: a dense and a BM25
+request fused by reciprocal rank (RAG_RRF_K) and grouped by paper; with unequal RAG_DENSE_WEIGHT and
+RAG_KEYWORD_WEIGHT, Milvus's weighted ranker (over normalised scores) fuses instead, since its RRF has no weights.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.errors import BadInput, StoreUnavailable
+from rag.index.store import PAGE, StoredDoc, assembled, count_stored, paper_row, papers_of
+from rag.records import Paper
+from rag.settings import Settings
+from rag.terms import tokenize
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import TextNode
+    from pymilvus import MilvusClient
+
+    from rag.index.keywords import Filters
+
+PRECISION_KEY = "embedding_precision"
+TEXT_LIMIT = 65_535  # Milvus's longest VARCHAR
+ITERATE = 1000  # rows per page when reading every chunk
+BM25_K1 = 1.5  # bm25s's default; Milvus's scores carry a factor k1 + 1 that bm25s's (Lucene's) do not
+UNREACHABLE = 2  # pymilvus's error code for a server it cannot connect to
+CONNECT_TIMEOUT = 10.0  # seconds to reach a server before saying it cannot be reached
+NO_PACKAGE = "RAG_STORE=milvus needs the milvus extra: pip install 'abstracts-rag[milvus]' (make setup installs it)"
+
+
+def location(settings: Settings) -> str:
+    target = settings.milvus_target
+    return f"milvus server {target}" if is_server(target) else f"embedded milvus in {target}"
+
+
+def is_server(target: str) -> bool:
+    return target.startswith(("http://", "https://", "tcp://", "unix:"))
+
+
+def connect(settings: Settings, create: bool) -> MilvusClient | None:
+    """A client of the Milvus the settings name; None for an embedded folder that does not exist and create=False.
+    An unreachable server is BadInput naming it."""
+    try:
+        from pymilvus import MilvusClient
+    except ImportError:
+        raise BadInput(NO_PACKAGE) from None
+    target = settings.milvus_target
+    if not is_server(target):
+        if not create and not Path(target).exists():
+            return None
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+    if not is_server(target) and held_elsewhere(Path(target)):
+        raise BadInput(f"the embedded Milvus in {target} is open in another process (milvus-lite serves one "
+                       "process at a time; to share an index, run `milvus-lite server` and set MILVUS_URI to "
+                       "its URL)")  # fmt: skip
+    try:
+        return MilvusClient(uri=target, token=settings.milvus_token or "", timeout=CONNECT_TIMEOUT)
+    except Exception as exc:
+        raise BadInput(f"cannot reach Milvus at {target} (MILVUS_URI): {first_line(exc)}") from None
+
+
+def held_elsewhere(folder: Path) -> bool:
+    """Whether another process holds milvus-lite's lock on its data folder (checked before connecting: milvus-lite
+    logs a traceback when it cannot take the lock)."""
+    import fcntl
+    import os
+
+    from milvus_lite.server_manager import server_manager_instance
+
+    if os.path.abspath(folder) in getattr(server_manager_instance, "_servers", {}):
+        return False  # this process serves it (a second lock on the file would fail here too)
+    try:
+        with (folder / "LOCK").open("a") as lock:  # milvus_lite.db.LOCK_FILENAME
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def first_line(exc: Exception) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    return str(message).splitlines()[0] if str(message) else type(exc).__name__
+
+
+def drop(settings: Settings) -> None:
+    client = connect(settings, create=False)
+    if client is not None and client.has_collection(settings.collection):
+        client.drop_collection(settings.collection)
+
+
+def quoted(values: list[str]) -> str:
+    """A list of strings as a Milvus expression literal."""
+    return json.dumps(values, ensure_ascii=False)
+
+
+@dataclass
+class MilvusStore:
+    client: MilvusClient
+    name: str
+    settings: Settings
+    searches_itself = True
+    _precision: str | None = field(default=None, repr=False)  # recorded when the collection is created
+
+    @classmethod
+    def open(cls, settings: Settings, create: bool) -> MilvusStore | None:
+        client = connect(settings, create)
+        if client is None:
+            return None
+        exists = client.has_collection(settings.collection)
+        if not create and not exists:
+            return None
+        if exists:
+            client.load_collection(settings.collection)  # a server keeps it loaded; a reopened embedded one is not
+        return cls(client, settings.collection, settings)
+
+    # ----- the collection ------------------------------------------------------------------------------------
+    def _exists(self) -> bool:
+        return self._call("has_collection", self.name)
+
+    def _call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
+        """A client call; a collection a restarted server has not loaded is loaded and the call made again, and a
+        server that does not answer is StoreUnavailable naming it."""
+        method = getattr(self.client, operation)
+        try:
+            try:
+                return method(*args, **kwargs)
+            except Exception as exc:
+                if "call load()" not in str(exc):
+                    raise
+                self.client.load_collection(self.name)
+                return method(*args, **kwargs)
+        except Exception as exc:
+            if getattr(exc, "code", None) == UNREACHABLE or "UNAVAILABLE" in str(exc):
+                raise StoreUnavailable(f"Milvus at {self.settings.milvus_target} did not answer "
+                                       f"({first_line(exc)})") from None  # fmt: skip
+            raise
+
+    def _create(self, dim: int) -> None:
+        from pymilvus import DataType, Function, FunctionType
+
+        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=1024)
+        schema.add_field("doc_id", DataType.VARCHAR, max_length=1024)
+        schema.add_field("text", DataType.VARCHAR, max_length=TEXT_LIMIT)
+        schema.add_field(
+            "terms", DataType.VARCHAR, max_length=TEXT_LIMIT, enable_analyzer=True, enable_match=True,
+            analyzer_params={"tokenizer": "standard"},
+        )  # fmt: skip
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
+        schema.add_field("venue", DataType.VARCHAR, max_length=TEXT_LIMIT)
+        schema.add_field("venue_key", DataType.VARCHAR, max_length=TEXT_LIMIT)  # lower-cased, for the venue filter
+        schema.add_field("year", DataType.INT64)
+        schema.add_field("authors_key", DataType.VARCHAR, max_length=TEXT_LIMIT)  # lower-cased, for `like`
+        schema.add_field("pmid", DataType.VARCHAR, max_length=64)
+        schema.add_field("chunk_index", DataType.INT64)
+        schema.add_field("meta", DataType.JSON)
+        schema.add_function(
+            Function(name="terms_bm25", function_type=FunctionType.BM25, input_field_names=["terms"],
+                     output_field_names=["sparse"])
+        )  # fmt: skip
+        index = self.client.prepare_index_params()
+        index.add_index(field_name="dense", index_type="HNSW", metric_type="COSINE",
+                        params={"M": 16, "efConstruction": 200})  # fmt: skip
+        index.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
+                        params={"bm25_k1": BM25_K1, "bm25_b": 0.75})  # bm25s's defaults  # fmt: skip
+        properties = {PRECISION_KEY: self._precision} if self._precision else {}
+        self.client.create_collection(self.name, schema=schema, index_params=index, properties=properties)
+
+    def count(self) -> int:
+        if not self._exists():
+            return 0
+        return int(self._call("query", self.name, filter="", output_fields=["count(*)"])[0]["count(*)"])
+
+    def precision(self) -> str | None:
+        if not self._exists():
+            return None
+        recorded = (self._call("describe_collection", self.name).get("properties") or {}).get(PRECISION_KEY)
+        return str(recorded) if recorded else None
+
+    def record_precision(self, precision: str) -> None:
+        if not self._exists():
+            self._precision = precision
+        elif self.precision() is None:
+            self._call("alter_collection_properties", self.name, properties={PRECISION_KEY: precision})
+
+    # ----- writing -------------------------------------------------------------------------------------------
+    def add(self, nodes: list[TextNode]) -> None:
+        if not nodes:
+            return
+        if not self._exists():
+            self._create(len(nodes[0].embedding or []))
+        words = tokenize([node.text for node in nodes])
+        self._call("upsert", self.name, [row(node, terms) for node, terms in zip(nodes, words, strict=True)])
+
+    def delete_docs(self, doc_ids: list[str]) -> None:
+        if not self._exists():
+            return
+        for i in range(0, len(doc_ids), PAGE):
+            self._call("delete", self.name, filter=f"doc_id in {quoted(doc_ids[i : i + PAGE])}")
+
+    # ----- reading -------------------------------------------------------------------------------------------
+    def _where(self, expression: str, fields: list[str]) -> list[dict[str, Any]]:
+        return list(self._call("query", self.name, filter=expression, output_fields=fields)) if self._exists() else []
+
+    def stored_docs(self, doc_ids: list[str]) -> dict[str, StoredDoc]:
+        found: dict[str, StoredDoc] = {}
+        for i in range(0, len(doc_ids), PAGE):
+            rows = self._where(f"doc_id in {quoted(doc_ids[i : i + PAGE])}", ["meta"])
+            count_stored(found, [r["meta"] for r in rows])
+        return found
+
+    def docs_with_pmids(self, pmids: list[str]) -> set[str]:
+        found: set[str] = set()
+        for i in range(0, len(pmids), PAGE):
+            found.update(r["doc_id"] for r in self._where(f"pmid in {quoted(pmids[i : i + PAGE])}", ["doc_id"]))
+        return found
+
+    def _every(self, expression: str, fields: list[str]) -> Iterator[dict[str, Any]]:
+        if not self._exists():
+            return
+        quiet = logging.getLogger("pymilvus.client.iterator.query_iterator")  # milvus-lite has no MVCC timestamp
+        level, quiet.level = quiet.level, logging.ERROR  # to give, which pymilvus warns of at every iteration
+        try:
+            pages = self._call("query_iterator", self.name, batch_size=ITERATE, filter=expression,
+                               output_fields=fields)  # fmt: skip
+        finally:
+            quiet.setLevel(level)
+        try:
+            while page := pages.next():
+                yield from page
+        finally:
+            pages.close()
+
+    def indexed_doc_ids(self) -> set[str]:
+        return {r["doc_id"] for r in self._every("", ["doc_id"])}
+
+    def iter_chunks(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        for r in self._every("", ["text", "meta"]):
+            yield r["id"], r["text"], r["meta"]
+
+    def iter_vectors(self) -> Iterator[tuple[str, str, dict[str, Any], list[float]]]:
+        for r in self._every("", ["text", "meta", "dense"]):
+            yield r["id"], r["text"], r["meta"], list(r["dense"])
+
+    def get_chunks(self, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        if not chunk_ids or not self._exists():
+            return {}
+        return {r["id"]: (r["text"], r["meta"]) for r in self._call("get", self.name, ids=chunk_ids,
+                                                                        output_fields=["text", "meta"])}  # fmt: skip
+
+    def get_abstracts(self, doc_ids: list[str]) -> dict[str, str]:
+        if not doc_ids:
+            return {}
+        return assembled((r["text"], r["meta"]) for r in self._where(f"doc_id in {quoted(doc_ids)}", ["text", "meta"]))
+
+    def get_papers(self, doc_ids: list[str]) -> list[Paper]:
+        if not doc_ids:
+            return []
+        firsts = self._where(f"doc_id in {quoted(doc_ids)} and chunk_index == 0", ["meta"])
+        return papers_of(doc_ids, self.get_abstracts(doc_ids), {r["meta"]["doc_id"]: r["meta"] for r in firsts})
+
+    def list_papers(self) -> list[dict[str, Any]]:
+        rows = [paper_row(r["text"], r["meta"]) for r in self._every("chunk_index == 0", ["text", "meta"])]
+        return sorted(rows, key=lambda r: r["doc_id"])
+
+    # ----- searching -----------------------------------------------------------------------------------------
+    def venue_named(self, venue: str) -> str | None:
+        """The indexed venue of this name in any case, or None."""
+        rows = self._call("query", self.name, filter=f"venue_key == {json.dumps(venue.strip().lower())}",
+                                 output_fields=["venue"], limit=1)  # fmt: skip
+        return rows[0]["venue"] if rows else None
+
+    def has_years(self, years: tuple[int, int]) -> bool:
+        rows = self._call("query", self.name, filter=f"year >= {years[0]} and year <= {years[1]}", output_fields=["id"],
+                                 limit=1)  # fmt: skip
+        return bool(rows)
+
+    def term_weights(self, words: list[str]) -> dict[str, float]:
+        """BM25's idf of each (tokenized) word over the collection's chunks, as the keyword index gives it."""
+        from rag.terms import idf
+
+        total = self.count()
+        weights = {}
+        for word in words:
+            found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {json.dumps(word)})",
+                                      output_fields=["count(*)"])  # fmt: skip
+            weights[word] = idf(int(found[0]["count(*)"]), total)
+        return weights
+
+    def ranked(
+        self, question: str, vector: list[float], mode: str, pool: int, k: int, filters: Filters
+    ) -> tuple[list[tuple[str, str, float, str, dict[str, Any]]], dict[str, float]]:
+        """The k best papers' (chunk id, doc id, score, text, metadata) and the dense similarity of each paper's best
+        chunk. Hybrid: one `hybrid_search`, fused in Milvus; dense or keyword: their own scores."""
+        from pymilvus import AnnSearchRequest, RRFRanker, WeightedRanker
+
+        expression = self._filter(filters)
+        terms = " ".join(tokenize([question])[0])
+        fields = ["doc_id", "text", "meta"]
+        dense = AnnSearchRequest(data=[vector], anns_field="dense", param={"metric_type": "COSINE"}, limit=pool,
+                                 expr=expression)  # fmt: skip
+        keyword = AnnSearchRequest(data=[terms], anns_field="sparse", param={"metric_type": "BM25"}, limit=pool,
+                                   expr=expression)  # fmt: skip
+        if mode == "keyword" and not terms:
+            return [], {}
+        if mode == "hybrid" and terms:
+            weights = (self.settings.dense_weight, self.settings.keyword_weight)
+            ranker = RRFRanker(self.settings.rrf_k) if weights[0] == weights[1] else WeightedRanker(*weights)
+            found = self._call("hybrid_search", self.name, reqs=[dense, keyword], ranker=ranker, limit=k,
+                                              output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
+        else:
+            request = keyword if mode == "keyword" else dense
+            found = self._call("search", self.name, data=request.data, anns_field=request.anns_field, limit=k,
+                                       filter=expression, output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
+        hits = [(h["id"], h["entity"]["doc_id"], self._score(h["distance"], mode), h["entity"]["text"],
+                 h["entity"]["meta"]) for h in found]  # fmt: skip
+        if mode == "dense":
+            return hits, {doc: score for _, doc, score, _, _ in hits}
+        return hits, self._cosine_of([doc for _, doc, _, _, _ in hits], vector)
+
+    @staticmethod
+    def _score(distance: float, mode: str) -> float:
+        """A hit's score as the Chroma setup gives it: cosine similarity, BM25 as bm25s scores it, or fused.
+        (milvus-lite reports BM25 negated, smaller being closer; a Milvus server reports it positive.)"""
+        return abs(distance) / (BM25_K1 + 1) if mode == "keyword" else distance
+
+    def _cosine_of(self, doc_ids: list[str], vector: list[float]) -> dict[str, float]:
+        if not doc_ids:
+            return {}
+        found = self._call("search", self.name, data=[vector], anns_field="dense", limit=len(doc_ids),
+                                   filter=f"doc_id in {quoted(doc_ids)}", output_fields=["doc_id"],
+                                   group_by_field="doc_id")[0]  # fmt: skip
+        return {h["entity"]["doc_id"]: h["distance"] for h in found}
+
+    @staticmethod
+    def _filter(filters: Filters) -> str:
+        conditions = []
+        if filters.venue:
+            conditions.append(f"venue == {json.dumps(filters.venue)}")
+        if filters.years:
+            conditions.append(f"year >= {filters.years[0]} and year <= {filters.years[1]}")
+        if filters.author:
+            name = filters.author.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            conditions.append(f"authors_key like {json.dumps('%' + name + '%')}")
+        return " and ".join(conditions)
+
+
+def row(node: TextNode, terms: list[str]) -> dict[str, Any]:
+    """A chunk as a Milvus row."""
+    meta = dict(node.metadata) | {"doc_id": node.ref_doc_id or node.id_.rsplit("::", 1)[0]}
+    venue = str(meta.get("venue") or "")
+    return {
+        "id": node.id_,
+        "doc_id": meta["doc_id"],
+        "text": node.text,
+        "terms": " ".join(terms)[:TEXT_LIMIT],
+        "dense": node.embedding,
+        "venue": venue,
+        "venue_key": venue.lower(),
+        "year": int(meta.get("year") or 0),
+        "authors_key": str(meta.get("authors") or "").lower()[:TEXT_LIMIT],
+        "pmid": str(meta.get("pmid") or ""),
+        "chunk_index": int(meta.get("chunk_index", 0)),
+        "meta": meta,
+    }
