@@ -258,6 +258,13 @@ def test_replicas_and_workers_share_one_milvus_server(tmp_path: Path, model_cach
         bases = [base for _, base in replicas]
         for question in ("sharpness-aware minimization", "protein language model atoms", "detecting LLM text"):
             assert search(bases[0], question) == search(bases[1], question)
+        asked = {"model": "abstracts-rag:extractive", "messages": [{"role": "user", "content": "What is SAM?"}]}
+        answers = [httpx.post(f"{base}/v1/chat/completions", json=asked, timeout=120).json() for base in bases]
+        assert (
+            answers[0]["citations"]
+            and [a["choices"][0]["message"]["content"] for a in answers]
+            == [answers[0]["choices"][0]["message"]["content"]] * 2
+        )
 
         paper = write_jsonl(tmp_path / "new.jsonl", [NEW_PAPER])
         added = run_rag("ingest", str(paper), env={**cli_env, **shared})
@@ -299,3 +306,31 @@ def test_replicas_and_workers_share_one_milvus_server(tmp_path: Path, model_cach
             proc.wait(timeout=30)
         server.terminate()
         server.wait(timeout=60)
+
+
+@pytest.mark.slow
+def test_the_web_app_indexes_and_answers_from_the_embedded_milvus(tmp_path: Path, model_cache: Path) -> None:
+    """`rag ui --seed` (what `make run` starts) with RAG_STORE=milvus, in a real browser: the seeds are indexed by the
+    app's own process (milvus-lite serves one process), an answer cites them and a citation opens its abstract."""
+    from playwright.sync_api import sync_playwright
+    from test_ui import CHROMIUM_ARGS, ask, open_page
+
+    proc, base = start_rag("ui", tmp_path / "data", model_cache, tmp_path / "ui.log", "/", ("--seed", str(SEEDS)),
+                           RAG_STORE="milvus")  # fmt: skip
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = open_page(browser, tmp_path / "ui.log", viewport={"width": 1400, "height": 950})
+            page.goto(f"{base}/")
+            page.wait_for_function("document.querySelector('#corpus-line')?.innerText.includes('95 abstracts')",
+                                   timeout=180_000)  # fmt: skip
+            answer = ask(page, "Which approach lets a protein language model work at both the residue and the atom "
+                               "scale?", 1)  # fmt: skip
+            assert "[1]" in answer
+            page.locator("#chat a.cite").first.click()
+            assert "000_c1913070b188e76b#8" in page.locator("#sources details[open]").first.inner_text()
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert (tmp_path / "data" / "milvus.db").is_dir() and not (tmp_path / "data" / "chroma").exists()
