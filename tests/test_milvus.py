@@ -96,6 +96,7 @@ def test_milvus_filters_as_chroma_does(milvus_settings: Settings, seeds_settings
     assert milvus.search(Query("language models", author="nobody-of-that-name")) == []
 
 
+@pytest.mark.slow
 def test_milvus_ingest_is_idempotent_and_syncs_removes_and_answers(tmp_path: Path, cli_env: dict[str, str]) -> None:
     env = {**cli_env, "RAG_STORE": "milvus"}
     assert run_rag("ingest", str(SEEDS), env=env).returncode == 0
@@ -121,7 +122,7 @@ def test_milvus_ingest_is_idempotent_and_syncs_removes_and_answers(tmp_path: Pat
 
 
 def test_migrate_moves_an_index_between_the_stores_keeping_ids_and_vectors(
-    seeds_settings: Settings, tmp_path: Path, cli_env: dict[str, str]
+    seeds_settings: Settings, tmp_path: Path
 ) -> None:
     from rag.index.stores import open_store
 
@@ -142,10 +143,9 @@ def test_migrate_moves_an_index_between_the_stores_keeping_ids_and_vectors(
         assert doc_ids(Library(back), Query(question)) == doc_ids(Library(seeds_settings), Query(question))
     with pytest.raises(BadInput, match="the same index"):
         Library(seeds_settings).migrate_to(seeds_settings)
-    bad = run_rag("migrate", "--to-store", "qdrant", env=cli_env)
-    assert bad.returncode == 2 and "unknown --to-store 'qdrant'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_killed_milvus_ingest_is_completed_by_the_next_run(cli_env: dict[str, str], tmp_path: Path) -> None:
     """Kill -9 a real `rag ingest` into the embedded Milvus after its first stored batch; the re-run must end with
     exactly the right chunks, and `rag eval` then scores retrieval over the index."""
@@ -195,11 +195,14 @@ def test_a_killed_milvus_ingest_is_completed_by_the_next_run(cli_env: dict[str, 
     assert busy.returncode == 2 and busy.stderr.count("\n") == 1 and "is open in another process" in busy.stderr
 
 
+@pytest.mark.slow
 def test_an_unreachable_milvus_is_one_line_and_exit_2(cli_env: dict[str, str]) -> None:
     uri = f"http://127.0.0.1:{free_port()}"
     failed = run_rag("search", "anything", env={**cli_env, "RAG_STORE": "milvus", "MILVUS_URI": uri}, timeout=120)
     assert failed.returncode == 2
     assert failed.stderr.strip().count("\n") == 0 and f"cannot reach Milvus at {uri}" in failed.stderr
+    bad = run_rag("migrate", "--to-store", "qdrant", env=cli_env)
+    assert bad.returncode == 2 and "unknown --to-store 'qdrant'" in bad.stderr
 
 
 def start_milvus(data: Path, port: int, log: Path) -> subprocess.Popen:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput, StoreUnavailable
 from rag.index.store import PAGE, StoredDoc, assembled, count_stored, paper_row, papers_of
-from rag.records import Paper
+from rag.records import Paper, doc_of_chunk
 from rag.settings import Settings
 from rag.terms import tokenize
 
@@ -261,8 +261,8 @@ class MilvusStore:
     def get_chunks(self, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         if not chunk_ids or not self._exists():
             return {}
-        return {r["id"]: (r["text"], r["meta"]) for r in self._call("get", self.name, ids=chunk_ids,
-                                                                        output_fields=["text", "meta"])}  # fmt: skip
+        rows = self._call("get", self.name, ids=chunk_ids, output_fields=["text", "meta"])
+        return {r["id"]: (r["text"], r["meta"]) for r in rows}
 
     def get_abstracts(self, doc_ids: list[str]) -> dict[str, str]:
         if not doc_ids:
@@ -282,13 +282,13 @@ class MilvusStore:
     # ----- searching -----------------------------------------------------------------------------------------
     def venue_named(self, venue: str) -> str | None:
         """The indexed venue of this name in any case, or None."""
-        rows = self._call("query", self.name, filter=f"venue_key == {json.dumps(venue.strip().lower())}",
-                                 output_fields=["venue"], limit=1)  # fmt: skip
+        named = f"venue_key == {json.dumps(venue.strip().lower())}"
+        rows = self._call("query", self.name, filter=named, output_fields=["venue"], limit=1)
         return rows[0]["venue"] if rows else None
 
     def has_years(self, years: tuple[int, int]) -> bool:
-        rows = self._call("query", self.name, filter=f"year >= {years[0]} and year <= {years[1]}", output_fields=["id"],
-                                 limit=1)  # fmt: skip
+        within = f"year >= {years[0]} and year <= {years[1]}"
+        rows = self._call("query", self.name, filter=within, output_fields=["id"], limit=1)
         return bool(rows)
 
     def term_weights(self, words: list[str]) -> dict[str, float]:
@@ -298,8 +298,8 @@ class MilvusStore:
         total = self.count()
         weights = {}
         for word in words:
-            found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {json.dumps(word)})",
-                                      output_fields=["count(*)"])  # fmt: skip
+            matching = f"TEXT_MATCH(terms, {json.dumps(word)})"
+            found = self._call("query", self.name, filter=matching, output_fields=["count(*)"])
             weights[word] = idf(int(found[0]["count(*)"]), total)
         return weights
 
@@ -323,11 +323,11 @@ class MilvusStore:
             weights = (self.settings.dense_weight, self.settings.keyword_weight)
             ranker = RRFRanker(self.settings.rrf_k) if weights[0] == weights[1] else WeightedRanker(*weights)
             found = self._call("hybrid_search", self.name, reqs=[dense, keyword], ranker=ranker, limit=k,
-                                              output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
+                               output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
         else:
             request = keyword if mode == "keyword" else dense
             found = self._call("search", self.name, data=request.data, anns_field=request.anns_field, limit=k,
-                                       filter=expression, output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
+                               filter=expression, output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
         hits = [(h["id"], h["entity"]["doc_id"], self._score(h["distance"], mode), h["entity"]["text"],
                  h["entity"]["meta"]) for h in found]  # fmt: skip
         if mode == "dense":
@@ -344,8 +344,8 @@ class MilvusStore:
         if not doc_ids:
             return {}
         found = self._call("search", self.name, data=[vector], anns_field="dense", limit=len(doc_ids),
-                                   filter=f"doc_id in {quoted(doc_ids)}", output_fields=["doc_id"],
-                                   group_by_field="doc_id")[0]  # fmt: skip
+                           filter=f"doc_id in {quoted(doc_ids)}", output_fields=["doc_id"],
+                           group_by_field="doc_id")[0]  # fmt: skip
         return {h["entity"]["doc_id"]: h["distance"] for h in found}
 
     @staticmethod
@@ -363,7 +363,7 @@ class MilvusStore:
 
 def row(node: TextNode, terms: list[str]) -> dict[str, Any]:
     """A chunk as a Milvus row."""
-    meta = dict(node.metadata) | {"doc_id": node.ref_doc_id or node.id_.rsplit("::", 1)[0]}
+    meta = dict(node.metadata) | {"doc_id": node.ref_doc_id or doc_of_chunk(node.id_)}
     venue = str(meta.get("venue") or "")
     return {
         "id": node.id_,
