@@ -111,6 +111,26 @@ def start_chroma(path: Path, port: int, log: TextIO) -> subprocess.Popen:
             time.sleep(0.3)
 
 
+def start_milvus(data: Path, port: int, log: Path) -> subprocess.Popen:
+    """`milvus-lite server` over data, once it answers."""
+    from pymilvus import MilvusClient
+
+    binary = shutil.which("milvus-lite", path=str(Path(sys.executable).parent))
+    assert binary, "the milvus-lite command comes with the milvus extra"
+    proc = subprocess.Popen([binary, "server", "--data-dir", str(data), "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=log.open("a"), stderr=subprocess.STDOUT)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            MilvusClient(uri=f"http://127.0.0.1:{port}", timeout=2).list_collections()
+            return proc
+        except Exception:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"milvus-lite server did not start; see {log}") from None
+            time.sleep(0.3)
+
+
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory):
     """A real `chroma run` server on a free loopback port, stopped after the session."""

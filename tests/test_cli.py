@@ -234,6 +234,7 @@ def test_a_data_directory_that_is_a_file_or_cannot_be_made_gets_its_own_line(cli
     assert blocked.returncode == 2 and "cannot create the data directory" in blocked.stderr, blocked.stderr
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_rag_ui_ingests_its_seed_files_into_an_empty_index_before_it_starts(
     cli_env: dict[str, str], model_cache: Path, tmp_path: Path
 ) -> None:

@@ -91,6 +91,7 @@ def test_int8_vectors_agree_with_fp32_and_are_used_only_when_they_do(model_cache
     assert fallback.precision == "fp32" and "disagree" in str(caught[0].message)
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_the_model_is_prepared_in_a_child_process_so_torch_never_enters_the_loading_one(tmp_path: Path) -> None:
     # Exporting imports torch and the model (about 1 GB that glibc would keep): an ingest's memory would carry it.
     script = (

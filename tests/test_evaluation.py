@@ -140,6 +140,7 @@ def test_the_report_says_why_an_answerable_question_was_refused_and_whether_its_
     assert expected in (out / "report.md").read_text()
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_an_interrupted_run_resumes_where_it_stopped(eval_env, tmp_path) -> None:
     out = tmp_path / "resumable"
     args = [sys.executable, "-m", "rag", "eval", str(SEEDS_QA), "--config", str(tmp_path / "runs.toml"),

@@ -430,6 +430,7 @@ def lose_vector_log_entries(settings, count: int) -> None:
         )
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_doctor_finds_and_repairs_what_went_wrong(cli_env, make_settings, tmp_path: Path) -> None:
     from rag.index.library import Library
 
@@ -459,6 +460,7 @@ def test_doctor_finds_and_repairs_what_went_wrong(cli_env, make_settings, tmp_pa
     assert Library(settings).search(Query(text, 1, mode="dense"))[0].doc_id == "long"
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_rebuild_starts_the_index_afresh_from_the_files(cli_env, make_settings, tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "p.jsonl", PAPERS)
     env = {**cli_env, "RAG_EMBEDDING_PRECISION": "fp32"}

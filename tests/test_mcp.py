@@ -137,6 +137,7 @@ def test_a_cancelled_ask_stops_its_work(engine) -> None:
     assert tools.cancelled == 1
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_rag_mcp_over_stdio(seeds_settings, model_cache) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "CHROMA_", "OPENAI_"))}
     env.update({"RAG_DATA_DIR": str(seeds_settings.data_dir), "RAG_MODEL_CACHE": str(model_cache)})

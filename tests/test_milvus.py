@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SEEDS, free_port, load_questions, run_rag, start_rag, write_jsonl
+from conftest import SEEDS, free_port, load_questions, run_rag, start_milvus, start_rag, write_jsonl
 
 from rag.errors import BadInput
 from rag.index.ingest import ingest
@@ -203,26 +203,6 @@ def test_an_unreachable_milvus_is_one_line_and_exit_2(cli_env: dict[str, str]) -
     assert failed.stderr.strip().count("\n") == 0 and f"cannot reach Milvus at {uri}" in failed.stderr
     bad = run_rag("migrate", "--to-store", "qdrant", env=cli_env)
     assert bad.returncode == 2 and "unknown --to-store 'qdrant'" in bad.stderr
-
-
-def start_milvus(data: Path, port: int, log: Path) -> subprocess.Popen:
-    """`milvus-lite server` over data, once it answers."""
-    from pymilvus import MilvusClient
-
-    binary = shutil.which("milvus-lite", path=str(Path(sys.executable).parent))
-    assert binary, "the milvus-lite command comes with the milvus extra"
-    proc = subprocess.Popen([binary, "server", "--data-dir", str(data), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=log.open("a"), stderr=subprocess.STDOUT)  # fmt: skip
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            MilvusClient(uri=f"http://127.0.0.1:{port}", timeout=2).list_collections()
-            return proc
-        except Exception:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"milvus-lite server did not start; see {log}") from None
-            time.sleep(0.3)
 
 
 def search(base: str, query: str, k: int = 5) -> list[str]:

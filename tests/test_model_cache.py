@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import ROOT
 
 from rag.index.models import load_embedder
@@ -41,6 +42,7 @@ def test_the_cache_folder_is_named_by_the_models_checksum_and_the_runtime(model_
     assert export_folder(model_cache, "model", copy) != folder  # a changed model is a new folder
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_two_processes_preparing_at_once_share_one_export(tmp_path: Path) -> None:
     """Both start on an empty cache: one prepares while the other waits, then both use the same files."""
     cache = tmp_path / "cache"

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT, SEEDS
 
 PROBE = """
@@ -32,6 +33,7 @@ print(json.dumps([{"name": s.name, "start": s.start_time, "end": s.end_time,
 """
 
 
+@pytest.mark.slow  # a subprocess or server: not in `make check`
 def test_ingest_search_and_answer_are_traced_with_a_span_per_stage(tmp_path, model_cache) -> None:
     corpus = SEEDS / sorted(p.name for p in SEEDS.iterdir() if p.suffix == ".txt")[0]
     done = subprocess.run([sys.executable, "-c", PROBE, str(tmp_path / "data"), str(model_cache), str(corpus)],
