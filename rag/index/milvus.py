@@ -237,7 +237,8 @@ class MilvusStore:
         if not self._exists():
             return
         quiet = logging.getLogger("pymilvus.client.iterator.query_iterator")  # milvus-lite has no MVCC timestamp
-        level, quiet.level = quiet.level, logging.ERROR  # to give, which pymilvus warns of at every iteration
+        level = quiet.level  # to give, which pymilvus warns of at every iteration
+        quiet.setLevel(logging.ERROR)
         try:
             pages = self._call("query_iterator", self.name, batch_size=ITERATE, filter=expression,
                                output_fields=fields)  # fmt: skip
