@@ -27,8 +27,13 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 
 def weighed_words(question: str) -> list[str]:
     """The question's words as the keyword index tokenizes them, once each, question words left out."""
-    asking = set(tokenize([" ".join(sorted(QUESTION_WORDS))])[0])
+    asking = _question_tokens()
     return list(dict.fromkeys(w for w in tokenize([question])[0] if w not in asking))
+
+
+@cache
+def _question_tokens() -> frozenset[str]:
+    return frozenset(tokenize([" ".join(sorted(QUESTION_WORDS))])[0])
 
 
 def idf(document_frequency: int, documents: int) -> float:

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -99,16 +100,8 @@ def start_chroma(path: Path, port: int, log: TextIO) -> subprocess.Popen:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat()
-            return proc
-        except Exception:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError(f"chroma run did not start; see {log.name}") from None
-            time.sleep(0.3)
+    answering(lambda: chromadb.HttpClient(host="127.0.0.1", port=port).heartbeat(), proc, f"chroma run; see {log.name}")
+    return proc
 
 
 def start_milvus(data: Path, port: int, log: Path) -> subprocess.Popen:
@@ -119,15 +112,22 @@ def start_milvus(data: Path, port: int, log: Path) -> subprocess.Popen:
     assert binary, "the milvus-lite command comes with the milvus extra"
     proc = subprocess.Popen([binary, "server", "--data-dir", str(data), "--host", "127.0.0.1", "--port", str(port)],
                             stdout=log.open("a"), stderr=subprocess.STDOUT)  # fmt: skip
-    deadline = time.monotonic() + 60
+    answering(lambda: MilvusClient(uri=f"http://127.0.0.1:{port}", timeout=2).list_collections(), proc,
+              f"milvus-lite server; see {log}")  # fmt: skip
+    return proc
+
+
+def answering(call: Callable[[], object], proc: subprocess.Popen, what: str, seconds: float = 60) -> None:
+    """Retry `call` until it stops raising; kill the server and fail, naming `what`, if it exits or takes too long."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
-            MilvusClient(uri=f"http://127.0.0.1:{port}", timeout=2).list_collections()
-            return proc
+            call()
+            return
         except Exception:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise RuntimeError(f"milvus-lite server did not start; see {log}") from None
+                raise RuntimeError(f"the server did not start: {what}") from None
             time.sleep(0.3)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput, StoreUnavailable
-from rag.index.store import PAGE, StoredDoc, assembled, count_stored, paper_row, papers_of
+from rag.index.store import PAGE, StoredDoc, assembled, count_stored, make_folder, paper_row, papers_of
 from rag.records import Paper, doc_of_chunk
 from rag.settings import Settings
 from rag.terms import tokenize
@@ -60,7 +60,7 @@ def connect(settings: Settings, create: bool) -> MilvusClient | None:
     if not is_server(target):
         if not create and not Path(target).exists():
             return None
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        make_folder(Path(target).parent)
     if not is_server(target) and held_elsewhere(Path(target)):
         raise BadInput(f"the embedded Milvus in {target} is open in another process (milvus-lite serves one "
                        "process at a time; to share an index, run `milvus-lite server` and set MILVUS_URI to "

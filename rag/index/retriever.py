@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from rag.errors import BadInput
 from rag.index.keywords import Filters, KeywordIndex, read_manifest, rebuild_keyword_index
-from rag.index.stores import ChunkStore, open_store
+from rag.index.stores import ChunkStore, SearchingStore, open_store
 from rag.records import Query, SearchResult, doc_of_chunk
 from rag.settings import Settings
 from rag.terms import weighed_words
@@ -54,10 +54,12 @@ class Retriever:
         if found is None or precision is None:  # no precision recorded: nothing was ever stored
             raise BadInput(EMPTY_INDEX)
         self.chunks: ChunkStore = found
+        # the store itself when it ranks, filters and fuses (Milvus); None when the retriever does, over Chroma
+        self.searcher = cast("SearchingStore", found) if found.searches_itself else None
         # The first call into the collection loads it (1-2 s at 300,000 chunks): the keyword index and the
         # embedding model load meanwhile, which takes a third of a second off a cold `rag search`.
         with ThreadPoolExecutor(2) as pool:
-            keyword = None if found.searches_itself else pool.submit(KeywordIndex.load, settings.keyword_dir)
+            keyword = None if self.searcher else pool.submit(KeywordIndex.load, settings.keyword_dir)
             model = pool.submit(self._ready_embedder, precision) if embedder is None else None
             chunks = found.count()
         if chunks == 0:
@@ -95,7 +97,7 @@ class Retriever:
             return
         on_disk = read_manifest(self.settings.keyword_dir) or {}
         rebuilt = on_disk.get("built") != self.keyword.manifest.get("built")
-        chunks = self.collection.count()
+        chunks = self.chunks.count()
         if rebuilt or on_disk.get("chunks") != chunks:
             self.keyword = self._checked_keyword_index(KeywordIndex.load(self.settings.keyword_dir), chunks)
 
@@ -107,9 +109,10 @@ class Retriever:
 
     def term_weights(self, question: str) -> dict[str, float]:
         """The question's words (as the keyword index tokenizes them, question words left out) with their idf."""
-        if self.keyword is not None:
-            return self.keyword.term_weights(question)
-        return self.chunks.term_weights(weighed_words(question))  # type: ignore[attr-defined]
+        if self.searcher:
+            return self.searcher.term_weights(weighed_words(question))
+        assert self.keyword is not None
+        return self.keyword.term_weights(question)
 
     def search(self, query: Query | str, query_vector: np.ndarray | None = None) -> list[SearchResult]:
         """The k best abstracts, one result each. `query_vector` is the question's embedding when the caller
@@ -122,8 +125,8 @@ class Retriever:
         pool = max(self.settings.candidates, k)
         if query_vector is None:
             query_vector = self.embedder.embed_query(question)
-        if self.chunks.searches_itself:
-            hits, cosine = self.chunks.ranked(question, [float(x) for x in query_vector], mode, pool, k, filters)  # type: ignore[attr-defined]
+        if self.searcher:
+            hits, cosine = self.searcher.ranked(question, [float(x) for x in query_vector], mode, pool, k, filters)
             found = {chunk_id: (text, meta) for chunk_id, _, _, text, meta in hits}
             return self._results([(Hit(c, d, s), s) for c, d, s, _, _ in hits], cosine, found)
         dense = self._dense(query_vector, pool, filters) if mode != "keyword" else []
@@ -143,8 +146,8 @@ class Retriever:
     def check_venue(self, venue: str | None) -> str | None:
         if venue is None:
             return None
-        if self.keyword is None:
-            if (name := self.chunks.venue_named(venue)) is None:  # type: ignore[attr-defined]
+        if self.searcher:
+            if (name := self.searcher.venue_named(venue)) is None:
                 raise BadInput(f"unknown venue {venue!r}; `rag stats` lists the indexed venues")
             return name
         known = [v for v in self.manifest["venues"] if v != "unknown"]
@@ -161,8 +164,8 @@ class Retriever:
         if years[0] > years[1]:
             raise BadInput(f"the year range {years[0]}-{years[1]} is empty")
         asked = str(years[0]) if years[0] == years[1] else f"{years[0]}-{years[1]}"
-        if self.keyword is None:
-            if not self.chunks.has_years(years):  # type: ignore[attr-defined]
+        if self.searcher:
+            if not self.searcher.has_years(years):
                 raise BadInput(f"no indexed abstract is from {asked}; `rag stats` lists the indexed years")
             return years
         known = [y for y in self.manifest["years"] if y != "unknown"]

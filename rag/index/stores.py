@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from chromadb.api.models.Collection import Collection
     from llama_index.core.schema import TextNode
 
+    from rag.index.keywords import Filters
+
 
 class ChunkStore(Protocol):
     searches_itself: bool  # dense and keyword search and their fusion run in the store (no local keyword index)
@@ -43,6 +45,17 @@ class ChunkStore(Protocol):
     def get_abstracts(self, doc_ids: list[str]) -> dict[str, str]: ...
     def get_papers(self, doc_ids: list[str]) -> list[Paper]: ...
     def list_papers(self) -> list[dict[str, Any]]: ...
+
+
+class SearchingStore(ChunkStore, Protocol):
+    """A store that ranks, filters and fuses itself (searches_itself): what the retriever asks of it."""
+
+    def ranked(
+        self, question: str, vector: list[float], mode: str, pool: int, k: int, filters: Filters
+    ) -> tuple[list[tuple[str, str, float, str, dict[str, Any]]], dict[str, float]]: ...
+    def venue_named(self, venue: str) -> str | None: ...
+    def has_years(self, years: tuple[int, int]) -> bool: ...
+    def term_weights(self, words: list[str]) -> dict[str, float]: ...
 
 
 @dataclass
