@@ -121,6 +121,8 @@ class Settings(BaseSettings):
     api_max_body_mb: int = Field(20, ge=1, validation_alias=_env("RAG_API_MAX_BODY_MB"))
     mcp_allow_ingest: bool = Field(False, validation_alias=_env("RAG_MCP_ALLOW_INGEST"))
     tracing: bool = Field(False, validation_alias=_env("RAG_TRACING"))
+    # the learned instruction filter beside the patterns (rag/corpus/instruction_filter.py); off for a trusted corpus
+    instruction_filter: bool = Field(True, validation_alias=_env("RAG_INSTRUCTION_FILTER"))
 
     # Web UI
     ui_user: str | None = Field(None, validation_alias=_env("RAG_UI_USER"))

@@ -7,7 +7,7 @@ import pytest
 from conftest import write_jsonl
 from payloads import PAYLOADS
 
-from rag.answer.injection import withheld_sentences, without_instructions
+from rag.corpus.injection import Guard, learned_filter
 
 SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi"]
 DOMAINS = ["river", "traffic", "weather", "power-grid", "soil", "ocean", "seismic", "air-quality"]
@@ -33,7 +33,7 @@ def test_there_are_at_least_30_payloads() -> None:
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_every_payload_is_withheld_from_prompts(payload: str) -> None:
     record, _ = paper(0, payload)
-    shown = without_instructions(record["abstract"])
+    shown = Guard(learned_filter()).without_instructions(record["abstract"])
     assert "PWNED" not in shown and ("reconstruction error" in shown or "denoises graphs" in shown)
 
 
@@ -52,8 +52,9 @@ def test_every_payload_is_withheld_from_prompts(payload: str) -> None:
 )
 def test_ordinary_sentences_are_not_withheld(sentence: str) -> None:
     text = f"{sentence} It works in practice."
-    assert without_instructions(text) == text
-    assert not withheld_sentences(text, [(0, len(sentence)), (len(sentence) + 1, len(text))])
+    for guard in (Guard(), Guard(learned_filter())):
+        assert guard.without_instructions(text) == text
+        assert not guard.withheld(text, [(0, len(sentence)), (len(sentence) + 1, len(text))])
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.checks import lexical_gaps
 from rag.answer.entailment import Judgement, Label, decide, read_evidence
-from rag.answer.injection import without_instructions
 from rag.answer.sources import Source
+from rag.corpus.injection import Guard
 from rag.terms import content_coverage
 
 if TYPE_CHECKING:
@@ -94,8 +94,9 @@ class LLMJudge:
     """RAG_VERIFIER=llm: one call per answer to an API model, which returns a JSON verdict per sentence
     (prompts/judge.txt). Its quotes are kept only when they are verbatim in the abstract."""
 
-    def __init__(self, llm: LLM, max_tokens: int, source_chars: int = 1500) -> None:
+    def __init__(self, llm: LLM, max_tokens: int, guard: Guard, source_chars: int = 1500) -> None:
         self.llm = llm
+        self.guard = guard
         self.max_tokens = max_tokens
         self.source_chars = source_chars
 
@@ -107,7 +108,9 @@ class LLMJudge:
         judge beside the claim."""
         from rag.prompts import load_prompt
 
-        block = "\n\n".join(f"[{s.n}] {without_instructions(s.abstract)[: self.source_chars]}" for s in sources)
+        block = "\n\n".join(
+            f"[{s.n}] {self.guard.without_instructions(s.abstract)[: self.source_chars]}" for s in sources
+        )
         quotes = quotes or [None] * len(claims)
         listed = "\n".join(
             f"{i}. {claim}" + (f'\n   (said to rest on [{q[0]}]: "{q[1]}")' if q else "")

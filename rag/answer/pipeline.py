@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Literal
 from rag.answer.entailment import Judgement
 from rag.answer.events import Note, OnEvent, Sentence, Token
 from rag.answer.extractive import contributions, extractive_answer, extractive_summary, key_sentences
-from rag.answer.injection import without_instructions
 from rag.answer.judges import Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
+from rag.answer.languages import foreign_to
 from rag.answer.llm import LLM, LLMError, LLMs
 from rag.answer.nearest import NEAREST, nearest_papers
 from rag.answer.relevance import (
@@ -40,6 +40,7 @@ from rag.answer.rerank import Reranked, make_reranker, rerank
 from rag.answer.rewrite import rewrites
 from rag.answer.sources import Source
 from rag.answer.verifier import Verdict, Verifier, record
+from rag.corpus.injection import Guard
 from rag.errors import BadInput
 from rag.prompts import load_prompt
 from rag.records import Answer, AnswerSentence, Citation, NearestPaper, Query, SearchResult, VerifierReport
@@ -143,18 +144,18 @@ def quoting(request: Request) -> bool:
 def prompt_messages(llm: LLM, request: Request, sources: list[Source], settings: Settings) -> list[dict[str, str]]:
     system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if quoting(request) else PROMPT_FILES[request.task]))
     budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
-    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars)
+    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars, Guard.of(settings))
     return [
         {"role": "system", "content": system},
         {"role": "user", "content": user.format(sources=block, question=request.query.text)},
     ]
 
 
-def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int) -> str:
+def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int, guard: Guard) -> str:
     """The numbered source block: each passage cut to about `chars` characters, all within the token budget."""
     lines: list[str] = []
     for source in sources:
-        passage = whole_sentences(without_instructions(source.key_passage or source.passage), chars)
+        passage = whole_sentences(guard.without_instructions(source.key_passage or source.passage), chars)
         line = (
             f"[{source.n}] ({where(source.venue, source.year)}) {source.title + ': ' if source.title else ''}{passage}"
         )
@@ -190,7 +191,17 @@ class Citations:
             marks.append(f"[{self.numbers[n]}]")
         text = verdict.text
         end = text[-1] if text and text[-1] in ".!?" else "."
-        return f"{text.rstrip('.!?')} {''.join(marks)}{end}"
+        return f"{text.rstrip('.!?')}{self.language_note(verdict)} {''.join(marks)}{end}"
+
+    def language_note(self, verdict: Verdict) -> str:
+        """A mark when the sentence rests on words in another language than their abstract's: a code-switched
+        instruction must not pass as the abstract's own words."""
+        for n in verdict.sources:
+            source = self.sources[n]
+            found = foreign_to(verdict.quotes[n], source.sentences or [source.abstract])
+            if found:
+                return f" [quoted from a sentence in {found[0]} in an abstract in {found[1]}]"
+        return ""
 
     def entries(self) -> list[Citation]:
         return [
@@ -317,8 +328,12 @@ class Pipeline:
         return make_reranker(self.settings)
 
     @cached_property
+    def guard(self) -> Guard:
+        return Guard.of(self.settings)
+
+    @cached_property
     def verifier(self) -> Verifier:
-        return Verifier(self.library.embedder, make_judge(self.settings))
+        return Verifier(self.library.embedder, make_judge(self.settings), self.guard)
 
     def verify(self, claim: str, doc_id: str) -> Judgement:
         """What an indexed abstract says about a claim (BadInput for an unknown doc_id or an empty claim)."""
@@ -547,7 +562,7 @@ class Pipeline:
         quotes = [quote for _, quote in sentences]
         note = None
         try:
-            judge = LLMJudge(self.llms.judge(), self.settings.judge_max_tokens)
+            judge = LLMJudge(self.llms.judge(), self.settings.judge_max_tokens, self.guard)
             verdicts = self.verifier.check_all(list(bodies), sources, judge, quotes)
         except (JudgeError, LLMError) as exc:
             note = f"The LLM judge failed ({exc}); the answer was checked by the entailment model instead."

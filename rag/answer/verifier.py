@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Literal
 
 from rag.answer.checks import objection
 from rag.answer.entailment import Judgement, Label
-from rag.answer.injection import instruction_like, withheld_sentences
 from rag.answer.judges import Judge, LLMJudge
 from rag.answer.sources import Source
+from rag.corpus.injection import Guard
 from rag.records import DropKind, DroppedSentence, VerifierReport
 from rag.sentences import sentence_spans
 from rag.text import split_markers
@@ -102,9 +102,10 @@ class Verifier:
     """Checks answer sentences against the sources a request may cite. Stateless between requests: what it learns
     about a source (its sentences and their vectors) is kept on the Source."""
 
-    def __init__(self, embedder: Embedding, judge: Judge) -> None:
+    def __init__(self, embedder: Embedding, judge: Judge, guard: Guard) -> None:
         self.embedder = embedder
         self.judge = judge
+        self.guard = guard
 
     def prepare(self, sources: list[Source]) -> None:
         """Split each source into sentences and embed them (once per source). Sentences that address the assistant
@@ -113,7 +114,7 @@ class Verifier:
             if source.vectors is None:
                 text = source.abstract
                 source.spans = sentence_spans(text) or [(0, len(text))]
-                withheld = withheld_sentences(text, source.spans)
+                withheld = self.guard.withheld(text, source.spans)
                 for i in withheld:
                     a, b = source.spans[i]
                     text = text[:a] + " " * (b - a) + text[b:]
@@ -247,7 +248,7 @@ class Verifier:
         claim = claim[:1].upper() + claim[1:]
         if len(claim.split()) < MIN_CLAIM_WORDS:
             return claim, cited, Verdict.dropped(claim, "too_short", "too short to be a claim")
-        if instruction_like(claim):
+        if self.guard.instruction_like(claim):
             return claim, cited, Verdict.dropped(claim, "instruction", "an instruction, not a claim")
         return claim, cited, None
 

@@ -134,6 +134,11 @@ def _ingest(settings: Settings, paths: list[Path], verbose: bool = False, sync: 
     removed += f", deleted {report.deleted} (PubMed DeleteCitation)" if report.deleted else ""
     removed += f", merged {report.merged} duplicate record(s)" if report.merged else ""
     removed += f", {report.no_abstract} without an abstract" if report.no_abstract else ""
+    removed += (
+        f", flagged {report.flagged} (sentences addressed to an assistant withheld; rag doctor lists them)"
+        if report.flagged
+        else ""
+    )
     print(
         f"added {report.added}, updated {report.updated}, unchanged {report.unchanged}{removed}, "
         f"skipped {report.skipped} ({report.chunks_written} chunks written)"
@@ -416,6 +421,24 @@ def train_verifier(
     print(json.dumps(record, ensure_ascii=False))
 
 
+@app.command(name="train-instruction-filter")
+def train_instruction_filter(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Where to write the filter (default: the shipped rag/models/instructions)."),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=8, help="Train on only N examples: a quick check, not a usable filter.")
+    ] = None,
+) -> None:
+    """Rebuild the learned instruction filter from the shared corpora and the phrase tables (fixed seed, CPU, about
+    3 minutes); prints the record written beside it, with the held-out evaluation."""
+    from rag.training.instructions import MODEL_DIR, FilterConfig, build
+
+    record = build(out or MODEL_DIR, FilterConfig(limit=limit), log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(record, ensure_ascii=False))
+
+
 @app.command(name="train-reranker")
 def train_reranker(
     out: Annotated[Path, typer.Option("--out", help="The folder to write the model to (a Hugging Face model folder).")],
@@ -512,6 +535,9 @@ def doctor(
             print(f"{'ok     ' if f.ok else 'PROBLEM'}  {f.check:<14} {f.detail}" + (f" -> {f.fix}" if f.fix else ""))
         for done in checkup.repaired:
             print(f"repaired: {done}")
+        for paper in checkup.flagged:
+            for sentence in paper["sentences"]:
+                print(terminal_safe(f"flagged  {paper['doc_id']}: {sentence}"))
     if not checkup.healthy:
         raise typer.Exit(1)
 

@@ -40,13 +40,15 @@ class Finding:
 class Checkup:
     findings: list[Finding] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # {"doc_id", "sentences"} addressed to an assistant
 
     @property
     def healthy(self) -> bool:
         return all(f.ok for f in self.findings)
 
     def contract(self) -> dict[str, Any]:
-        return {"healthy": self.healthy, "findings": [asdict(f) for f in self.findings], "repaired": self.repaired}
+        return {"healthy": self.healthy, "findings": [asdict(f) for f in self.findings], "repaired": self.repaired,
+                "flagged": self.flagged}  # fmt: skip
 
 
 def examine(settings: Settings, repair: bool = False, progress: Progress | None = None) -> Checkup:
@@ -63,7 +65,32 @@ def examine(settings: Settings, repair: bool = False, progress: Progress | None 
             repaired = mend(chunks.collection, settings, checkup)
         checkup = diagnose(chunks, settings, progress)
         checkup.repaired = repaired
+    checkup.flagged = flagged_papers(chunks, settings)
+    found = len(checkup.flagged)
+    detail = f"{found} abstract(s) hold sentences addressed to an assistant, withheld from answers (listed)"
+    off = "" if settings.instruction_filter else " (the learned filter is off: RAG_INSTRUCTION_FILTER=false)"
+    checkup.findings.append(
+        Finding("instructions", True, (detail if found else "no abstract addresses the assistant") + off)
+    )
     return checkup
+
+
+def flagged_papers(chunks: ChunkStore, settings: Settings) -> list[dict[str, Any]]:
+    """The papers whose abstracts hold sentences addressed to an assistant, with those sentences: flagged at ingest
+    (`instructions` in the chunk metadata), or checked now for papers ingested before the flag existed."""
+    from rag.corpus.injection import Guard
+    from rag.sentences import sentence_spans
+
+    suspects = sorted({str(meta["doc_id"]) for _, _, meta in chunks.iter_chunks()
+                       if meta.get("instructions", 1) and not meta.get("chunk_index")})  # fmt: skip
+    guard = Guard.of(settings)
+    found = []
+    for doc, abstract in sorted(chunks.get_abstracts(suspects).items()):
+        spans = sentence_spans(abstract)
+        withheld = sorted(guard.withheld(abstract, spans))
+        if withheld:
+            found.append({"doc_id": doc, "sentences": [abstract[spans[i][0] : spans[i][1]] for i in withheld]})
+    return found
 
 
 def diagnose(chunks: ChunkStore, settings: Settings, progress: Progress | None = None) -> Checkup:

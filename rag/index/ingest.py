@@ -42,11 +42,14 @@ from rag.index.keywords import (
 )
 from rag.index.stores import ChunkStore, drop_store, open_store
 from rag.records import Chunk, Paper, doc_of_chunk
+from rag.sentences import sentence_spans
 from rag.settings import Settings
 from rag.tracing import span
 
 if TYPE_CHECKING:
     from llama_index.core.schema import TextNode
+
+    from rag.corpus.injection import Guard
 
 log = logging.getLogger(__name__)
 WRITE_LOCK = ".write.lock"
@@ -69,6 +72,7 @@ class IngestReport:
     deleted: int = 0  # papers a PubMed update file deletes (DeleteCitation)
     merged: int = 0  # records that were another record's paper (the same DOI, PMID, arXiv or OpenAlex id)
     no_abstract: int = 0  # records without an abstract, skipped and counted (not problems)
+    flagged: int = 0  # written papers with sentences addressed to an assistant (withheld from answers)
 
     @property
     def skipped(self) -> int:
@@ -335,6 +339,7 @@ def _write(
 ) -> None:
     """Embed and store the pending papers batch by batch, handing each batch's chunks to `new` once written (the
     embedding model is loaded only when there is a paper to write)."""
+    from rag.corpus.injection import Guard
     from rag.index.models import embedder_for
     from rag.index.workers import embedding_pipeline
 
@@ -345,10 +350,14 @@ def _write(
     chunks.record_precision(embedder.precision)
     done = 0
     with embedding_pipeline(embedder, tally.total - tally.done) as start:
-        for batch, nodes in _embedded(_batches(itertools.chain([first], pending), settings), start):
+        guard = Guard.of(settings)
+        for batch, nodes in _embedded(_batches(itertools.chain([first], pending), settings), start, guard):
             chunks.delete_docs([paper.doc_id for paper, _, had_old, _ in batch if had_old])
             chunks.add(nodes)
             report.chunks_written += len(nodes)
+            report.flagged += sum(
+                1 for node in nodes if node.metadata["instructions"] and node.metadata["chunk_index"] == 0
+            )
             if report.updated:
                 new.delta = None  # an updated paper's old chunks are in the keyword index: it is rebuilt
             new.add([(node.id_, node.text, node.metadata | {"doc_id": paper_id(node)}) for node in nodes])
@@ -358,14 +367,14 @@ def _write(
             tally.advance(len(batch))
 
 
-def _embedded(batches: Iterator[list], start: Callable) -> Iterator[tuple[list, list[TextNode]]]:
+def _embedded(batches: Iterator[list], start: Callable, guard: Guard) -> Iterator[tuple[list, list[TextNode]]]:
     """Each batch with its nodes, their vectors set. The next batch's embedding is started before a batch is given
     back, so that it goes on while the batch is written (see embedding_pipeline); at most two are in hand."""
     from llama_index.core.schema import MetadataMode
 
     started: deque = deque()
     for batch in batches:
-        nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks)]
+        nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks, guard)]
         started.append((batch, nodes, start([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])))
         if len(started) > 1:
             yield _with_vectors(*started.popleft())
@@ -401,7 +410,9 @@ def _batches(
         yield batch
 
 
-def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
+def to_nodes(paper: Paper, digest: str, chunks: list[Chunk], guard: Guard) -> list[TextNode]:
+    """The paper's chunks as nodes, each with the paper's metadata; `instructions` counts the abstract's sentences
+    addressed to an assistant (withheld from answers; `rag doctor` lists them)."""
     metadata = {
         "title": paper.title or "",
         "venue": paper.venue or "",
@@ -415,6 +426,7 @@ def to_nodes(paper: Paper, digest: str, chunks: list[Chunk]) -> list[TextNode]:
         "collections": "; ".join(paper.collections),
         "content_hash": digest,
         "n_chunks": len(chunks),
+        "instructions": len(guard.withheld(paper.abstract, sentence_spans(paper.abstract))),
     }
     return [chunk_node(c.chunk_id, c.text, paper.doc_id, metadata | span_of(c)) for c in chunks]
 

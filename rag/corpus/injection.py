@@ -5,9 +5,17 @@ them when it prepares a source)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from rag.corpus.instruction_filter import MODEL_DIR, InstructionFilter
 from rag.sentences import sentence_spans
 from rag.text import INVISIBLE
+
+if TYPE_CHECKING:
+    from rag.settings import Settings
 
 # Matched after
 # unicode_folded (full-width letters folded, invisible characters removed), sentence by sentence and across each
@@ -43,24 +51,51 @@ def unicode_folded(text: str) -> str:
     return HIDDEN.sub("", unicodedata.normalize("NFKC", text))
 
 
-def instruction_like(text: str) -> bool:
+def pattern_like(text: str) -> bool:
     return INSTRUCTION.search(unicode_folded(text)) is not None
 
 
-def withheld_sentences(text: str, spans: list[tuple[int, int]]) -> set[int]:
-    """Indices of the sentences that address the assistant, alone or together with a neighbour."""
-    found = {i for i, (a, b) in enumerate(spans) if instruction_like(text[a:b])}
-    for i in range(len(spans) - 1):
-        pair = re.sub(r"[.!?]+\s+", " ", text[spans[i][0] : spans[i + 1][1]])  # read on across the full stop
-        if i not in found and i + 1 not in found and instruction_like(pair):
-            found |= {i, i + 1}
-    return found
+@cache
+def learned_filter(folder: Path = MODEL_DIR) -> InstructionFilter:
+    """The shipped learned filter, loaded once per process (a few milliseconds; checked against its checksum)."""
+    return InstructionFilter.load(folder)
 
 
-def without_instructions(text: str) -> str:
-    """The text with any sentence addressed to the assistant replaced by a marker (for prompts)."""
-    spans = sentence_spans(text)
-    withheld = withheld_sentences(text, spans)
-    if not withheld:
-        return text
-    return " ".join("[text withheld]" if i in withheld else text[a:b] for i, (a, b) in enumerate(spans))
+@dataclass(frozen=True)
+class Guard:
+    """What decides that text addresses the assistant: the patterns above, and the learned filter
+    (rag/corpus/instruction_filter.py) unless RAG_INSTRUCTION_FILTER=false turns it off for a trusted corpus."""
+
+    learned: InstructionFilter | None = None
+
+    @classmethod
+    def of(cls, settings: Settings) -> Guard:
+        return cls(learned_filter() if settings.instruction_filter else None)
+
+    def instruction_like(self, text: str) -> bool:
+        return pattern_like(text) or (self.learned is not None and self.learned.flagged_runs([text], [(0, 1)])[0])
+
+    def withheld(self, text: str, spans: list[tuple[int, int]]) -> set[int]:
+        """Indices of the sentences that address the assistant, alone or together with a neighbour."""
+        pieces = [text[a:b] for a, b in spans]
+        found = {i for i, piece in enumerate(pieces) if pattern_like(piece)}
+        for i in range(len(pieces) - 1):
+            pair = re.sub(r"[.!?]+\s+", " ", text[spans[i][0] : spans[i + 1][1]])  # read on across the full stop
+            if i not in found and i + 1 not in found and pattern_like(pair):
+                found |= {i, i + 1}
+        if self.learned is not None and pieces:
+            n = len(pieces)
+            flags = self.learned.flagged_runs(
+                pieces, [(i, i + 1) for i in range(n)] + [(i, i + 2) for i in range(n - 1)]
+            )
+            found |= {i for i in range(n) if flags[i]}
+            found |= {j for i in range(n - 1) if flags[n + i] and not {i, i + 1} & found for j in (i, i + 1)}
+        return found
+
+    def without_instructions(self, text: str) -> str:
+        """The text with any sentence addressed to the assistant replaced by a marker (for prompts)."""
+        spans = sentence_spans(text)
+        withheld = self.withheld(text, spans)
+        if not withheld:
+            return text
+        return " ".join("[text withheld]" if i in withheld else text[a:b] for i, (a, b) in enumerate(spans))
