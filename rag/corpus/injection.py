@@ -40,6 +40,8 @@ INSTRUCTION = re.compile(
     r"|(忽略|无视|忽视).{0,6}(指令|指示|说明|提示)|(指示|命令).{0,4}無視|(지시|명령|지침).{0,8}무시|تجاهل.{0,20}(التعليمات|الأوامر)",
     re.IGNORECASE | re.MULTILINE,
 )
+ANYWHERE = re.compile(INSTRUCTION.pattern, INSTRUCTION.flags | re.DOTALL)  # the precheck: any line, across lines
+READ_ON = re.compile(r"[.!?]+\s+")  # a full stop and the space after it: read on into the next sentence
 HIDDEN = re.compile(f"[\u200c\u200d]|{INVISIBLE.pattern}")  # stored text keeps the joiners; matching drops them
 
 
@@ -53,6 +55,20 @@ def unicode_folded(text: str) -> str:
 
 def pattern_like(text: str) -> bool:
     return INSTRUCTION.search(unicode_folded(text)) is not None
+
+
+def pattern_withheld(text: str, spans: list[tuple[int, int]], pieces: list[str]) -> set[int]:
+    """The sentences the patterns find, alone or read on across the full stop into the next. One search of the
+    whole abstract first (a sentence per line, without its full stop, so any pair reads on into the next line):
+    when it finds nothing, no sentence or pair can, which is most abstracts."""
+    if not pieces or not ANYWHERE.search(unicode_folded("\n".join(p.rstrip(".!?") for p in pieces))):
+        return set()
+    found = {i for i, piece in enumerate(pieces) if pattern_like(piece)}
+    for i in range(len(pieces) - 1):
+        pair = READ_ON.sub(" ", text[spans[i][0] : spans[i + 1][1]])
+        if i not in found and i + 1 not in found and pattern_like(pair):
+            found |= {i, i + 1}
+    return found
 
 
 @cache
@@ -78,16 +94,11 @@ class Guard:
     def withheld(self, text: str, spans: list[tuple[int, int]]) -> set[int]:
         """Indices of the sentences that address the assistant, alone or together with a neighbour."""
         pieces = [text[a:b] for a, b in spans]
-        found = {i for i, piece in enumerate(pieces) if pattern_like(piece)}
-        for i in range(len(pieces) - 1):
-            pair = re.sub(r"[.!?]+\s+", " ", text[spans[i][0] : spans[i + 1][1]])  # read on across the full stop
-            if i not in found and i + 1 not in found and pattern_like(pair):
-                found |= {i, i + 1}
+        found = pattern_withheld(text, spans, pieces)
         if self.learned is not None and pieces:
             n = len(pieces)
-            flags = self.learned.flagged_runs(
-                pieces, [(i, i + 1) for i in range(n)] + [(i, i + 2) for i in range(n - 1)]
-            )
+            runs = [(i, i + 1) for i in range(n)] + [(i, i + 2) for i in range(n - 1)]  # sentences, then pairs
+            flags = self.learned.flagged_runs(pieces, runs)
             found |= {i for i in range(n) if flags[i]}
             found |= {j for i in range(n - 1) if flags[n + i] and not {i, i + 1} & found for j in (i, i + 1)}
         return found

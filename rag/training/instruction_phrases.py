@@ -377,6 +377,8 @@ Models answer with high confidence even when they are wrong.
 Subjects were told to say the word aloud as soon as it appeared.
 Respondents were asked to reply only with yes or no.
 We study role-playing language agents that pretend to be historical figures.
+The reaction A --> B proceeds within minutes at room temperature.
+Mutations (C --> T and G --> A) were found at {n} sites.
 The previous guidelines recommended ignoring asymptomatic bacteriuria.
 Reviewers were asked to disregard the authors' affiliations when scoring.
 The tutor system responds with hints rather than answers.
@@ -398,6 +400,30 @@ Each annotator labelled {n} responses as helpful, harmless or neither.
 The decoder ignores padding tokens when computing attention.
 The algorithm outputs only the top {n} candidates for manual review.
 Code is available at {url}.
+We fine-tune a pretrained language model on {n} instruction-following demonstrations.
+Instruction-tuned models generalize better to unseen tasks than their base models.
+Our instruction tuning dataset covers {n} tasks with chain-of-thought rationales.
+We curate an instruction dataset from {n} public benchmarks and release it.
+The model is prompted with a task description and a few examples in context.
+We design prompts that ask the model to explain its reasoning step by step.
+Soft prompts are learned vectors prepended to the input of a frozen model.
+Prompt tuning matches full fine-tuning when the model has more than {n} billion parameters.
+The agent follows natural language instructions to navigate unseen houses.
+We evaluate instruction following with {n} human-written prompts and GPT-4 as a judge.
+Large language models can be steered with system prompts, but the effect fades over long dialogues.
+We study why chat assistants comply with harmful requests and propose a refusal-aware training objective.
+Visual instruction tuning connects an image encoder to a language model through a projection layer.
+The reward model scores responses to user prompts, and the policy is optimized against it with PPO.
+We show that retrieval reduces hallucination when the assistant answers questions about {x}.
+Tokens such as [CLS], [SEP] and [MASK] mark positions in the input sequence.
+Each prompt template ends with a placeholder, e.g., [Question] or [Answer], filled at test time.
+We ask annotators to rewrite each instruction so that it is unambiguous.
+Models trained on our data answer {p}% of the held-out questions correctly.
+The user study asked participants to interact with the assistant for {n} minutes.
+Jailbreak attacks that tell the model to ignore its safety rules succeed in {p}% of cases.
+We translate the instructions into {n} languages to build a multilingual benchmark.
+In-context examples are selected by similarity to the test input.
+We release code, data and model weights to support future research.
 This abstract summarizes the results of {n} trials.
 First abstract.
 Abstract.

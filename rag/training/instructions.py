@@ -41,6 +41,7 @@ from rag.corpus.instruction_filter import (
     MIN_NGRAMS,
     MODEL_DIR,
     NGRAMS,
+    WINDOW,
     InstructionFilter,
     folded,
     ngram_buckets,
@@ -79,7 +80,7 @@ WRAPPERS = [
 ]  # fmt: skip
 # What the instructions ask for: one list for training, another for every evaluation (so that a known canary word
 # never gives an instruction away)
-CANARIES = (["PWNED", "HACKED", "I have been pwned", "ACCESS GRANTED", "banana", "42", "LOL", "yes"],
+CANARIES = (["PWNED", "HACKED", "I have been pwned", "ACCESS GRANTED", "JAILBROKEN", "Z0RG"],
             ["PIRATÉ", "OWNED", "compromised", "Hello there", "7", "kiwi"])  # fmt: skip
 PERSONAS = (
     ["DAN", "FreeGPT", "an unfiltered AI", "EvilBot", "a pirate"],
@@ -178,7 +179,7 @@ def instruction(
         template = template.replace("{ignore} {prior}", "{prior} {ignore}").replace(
             "{reply} {payload}", "{payload} {reply}"
         )
-    payload = rng.choice(CANARIES[side]) if rng.random() < 0.7 else rng.choice(words)
+    payload = rng.choice(CANARIES[side]) if rng.random() < 0.5 else rng.choice(words)  # not a word to learn
     slots = {
         slot: phrase(rng.choice([lang, mixed]), slot, rng) for slot in PHRASES["en"] if slot not in ("benign", "topics")
     }
@@ -226,7 +227,8 @@ def in_context(text: str, rng: random.Random, sentences: list[str]) -> str:
         return text
     host = rng.choice(sentences).rstrip(".")
     cut = " ".join(host.split()[: rng.randint(4, 14)])
-    return f"{cut}; {text}" if rng.random() < 0.6 else f"{text} {cut}."
+    joiner = rng.choice(["; ", ", ", " ", ": ", " and "])
+    return f"{cut}{joiner}{text}" if rng.random() < 0.6 else f"{text} {cut}."
 
 
 def instructions(
@@ -281,11 +283,14 @@ def fit(benign: list[str], attacks: list[str], config: FilterConfig):
     return model
 
 
-def as_filter(model, threshold: float = 0.0) -> InstructionFilter:
+def as_filter(model, tune: list[str], rate: float) -> InstructionFilter:
+    """The trained model as a filter, its threshold set so that no more than `rate` of the tune texts (the tune
+    abstracts' sentences and pairs) score above it."""
     import numpy as np
 
     weights = model.coef_[0].astype(np.float16).astype(np.float32)
-    return InstructionFilter(weights, float(model.intercept_[0]), threshold, "")
+    untuned = InstructionFilter(weights, float(model.intercept_[0]), 0.0, "")
+    return replace(untuned, threshold=sorted(untuned.scores(tune), reverse=True)[int(rate * len(tune))])
 
 
 @dataclass
@@ -303,16 +308,17 @@ def ordinary(config: FilterConfig, rng: random.Random, languages: list[str]) -> 
         by_split[split_of(doc)][doc] = sentences
     train_sentences = [s for ss in by_split["train"].values() for s in ss]
     pairs = neighbour_pairs(by_split["train"])
+    windows = [
+        s[w : w + WINDOW]
+        for s in train_sentences
+        if len(s) > WINDOW * 5 // 4
+        for w in range(0, len(s) - WINDOW, WINDOW // 2)
+    ]
     benign = train_sentences + rng.sample(pairs, min(config.pairs, len(pairs)))
+    benign += rng.sample(windows, min(config.pairs, len(windows)))  # long sentences are also read in windows
     benign += benign_phrases(languages, rng, config.benign_per_language)
     tune = [s for ss in by_split["tune"].values() for s in ss] + neighbour_pairs(by_split["tune"])
     return Data(benign, tune, by_split["test"], train_sentences)
-
-
-def threshold_for(filter_: InstructionFilter, tune: list[str], rate: float) -> float:
-    """The logit above which no more than `rate` of the tune abstracts' sentences and pairs score."""
-    scores = sorted(filter_.scores(tune), reverse=True)
-    return scores[int(rate * len(scores))]
 
 
 def build(out: Path = MODEL_DIR, config: FilterConfig | None = None, log: Callable[[str], None] = print) -> dict:
@@ -333,27 +339,23 @@ def build(out: Path = MODEL_DIR, config: FilterConfig | None = None, log: Callab
     log(f"{len(data.train_benign)} ordinary texts to train on, {len(data.tune_benign)} to tune on")
 
     attacks = as_read(instructions(config.instructions, rng, seen, trained_families, data.host), rng, data.host)
-    evaluation_model = as_filter(fit(data.train_benign, attacks, config))
-    threshold = threshold_for(evaluation_model, data.tune_benign, config.false_alarm_rate)
-    evaluation_model = InstructionFilter(evaluation_model.weights, evaluation_model.bias, threshold, "")
-    log(f"evaluation model trained ({time.monotonic() - started:.0f} s); threshold {threshold:.3f}")
+    evaluation_model = as_filter(fit(data.train_benign, attacks, config), data.tune_benign, config.false_alarm_rate)
+    log(f"evaluation model trained ({time.monotonic() - started:.0f} s)")
     evaluation = evaluate(evaluation_model, config, data, seen, trained_families)
     log(json.dumps(evaluation["withheld"], ensure_ascii=False))
 
     rng = random.Random(config.seed + 1)
     benign = data.train_benign + benign_phrases(list(HELD_OUT_LANGUAGES), rng, config.benign_per_language)
     attacks = as_read(instructions(config.instructions, rng, every, list(TEMPLATES), data.host), rng, data.host)
-    shipped = as_filter(fit(benign, attacks, config))
-    threshold = threshold_for(shipped, data.tune_benign, config.false_alarm_rate)
-    shipped = InstructionFilter(shipped.weights, shipped.bias, threshold, "")
+    shipped = as_filter(fit(benign, attacks, config), data.tune_benign, config.false_alarm_rate)
     final = evaluate(shipped, config, data, every, list(TEMPLATES), in_sample=True)
     out.mkdir(parents=True, exist_ok=True)
     raw = shipped.weights.astype(np.float16).tobytes()
     (out / "weights.f16").write_bytes(raw)
     record = {
         "file": "weights.f16", "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw),
-        "bias": shipped.bias, "threshold": threshold, "ngrams": list(NGRAMS), "buckets": BUCKETS,
-        "min_ngrams": MIN_NGRAMS,
+        "bias": shipped.bias, "threshold": shipped.threshold,
+        "ngrams": list(NGRAMS), "buckets": BUCKETS, "min_ngrams": MIN_NGRAMS,
         "config": asdict(config), "languages": every, "families": list(TEMPLATES),
         "held_out": {"languages": list(HELD_OUT_LANGUAGES), "families": list(HELD_OUT_FAMILIES)},
         "evaluation_model": evaluation, "shipped_model": final,
@@ -381,7 +383,7 @@ def evaluate(model: InstructionFilter, config: FilterConfig, data: Data, languag
     for name, (langs, fams) in groups.items():
         made = list(instructions(config.test_instructions, rng, langs, fams, host, side=1))
         caught = [withheld_in_abstract(guard, i, rng.sample(host, 2)) for i in made]
-        learned = [s > model.threshold for s in model.scores([i.text for i in made])]
+        learned = [score > model.threshold for score in model.scores([i.text for i in made])]
         withheld[name] = {"n": len(made), "withheld": rate(caught), "learned_alone": rate(learned),
                           **{f"family:{k}": v for k, v in per(made, caught, lambda i: i.family).items()},
                           **{f"form:{k}": v for k, v in per(made, caught, lambda i: i.form).items()},
