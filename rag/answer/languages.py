@@ -9,14 +9,14 @@ import re
 import unicodedata
 from collections import Counter
 
-FUNCTION_WORDS = {
+FUNCTION_WORDS = {  # a word common to several languages is listed under each
     "English": "the of and in to is with that for was were are by from this",
-    "French": "le la les des et est une dans pour que du sur au aux avec",
-    "Spanish": "el la los las del y en que por con una para se es",
-    "German": "der die das und ist mit von den für nicht eine zu auf im",
-    "Italian": "il della che di per una sono con nel gli delle tutte",
-    "Portuguese": "os das não uma para com que são pelo pela dos ao",
-    "Dutch": "de het een van en dat voor met zijn niet op ook",
+    "French": "le la les des et est une dans pour que du sur au aux avec de en ont été",
+    "Spanish": "el la los las del y en que por con una para se es de fue un",
+    "German": "der die das und ist mit von den für nicht eine zu auf im wurde",
+    "Italian": "il della che di per una sono con nel gli delle è la le un",
+    "Portuguese": "os as das não uma para com que são pelo pela dos ao de em foi um",
+    "Dutch": "de het een van en dat voor met zijn niet op ook werd in",
     "Swedish": "och att det som för med är på inte av till",
     "Polish": "i w się na nie że z do jest to od",
     "Indonesian": "dan yang di untuk dengan ini dari pada adalah",
@@ -43,7 +43,7 @@ def language_of(sentence: str) -> str | None:
     words = WORD.findall(sentence.lower())
     hits = Counter({name: sum(w in found for w in words) for name, found in WORDS_OF.items()}).most_common(2)
     (best, most), (_, second) = hits
-    return best if most >= 2 and most > second else None
+    return best if most >= 3 and most >= second + 2 else None  # a clear lead, or no judgement
 
 
 def script_of(letter: str) -> str:

@@ -141,10 +141,12 @@ def quoting(request: Request) -> bool:
     return request.task == "answer" and request.backend in API_BACKENDS
 
 
-def prompt_messages(llm: LLM, request: Request, sources: list[Source], settings: Settings) -> list[dict[str, str]]:
+def prompt_messages(
+    llm: LLM, request: Request, sources: list[Source], settings: Settings, guard: Guard
+) -> list[dict[str, str]]:
     system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if quoting(request) else PROMPT_FILES[request.task]))
     budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
-    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars, Guard.of(settings))
+    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars, guard)
     return [
         {"role": "system", "content": system},
         {"role": "user", "content": user.format(sources=block, question=request.query.text)},
@@ -156,9 +158,8 @@ def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int, guard:
     lines: list[str] = []
     for source in sources:
         passage = whole_sentences(guard.without_instructions(source.key_passage or source.passage), chars)
-        line = (
-            f"[{source.n}] ({where(source.venue, source.year)}) {source.title + ': ' if source.title else ''}{passage}"
-        )
+        title = f"{source.title}: " if source.title and not guard.instruction_like(source.title) else ""
+        line = f"[{source.n}] ({where(source.venue, source.year)}) {title}{passage}"
         cost = llm.count_tokens(line)
         if cost > budget:
             keep = max(budget, 0) * 4
@@ -516,7 +517,7 @@ class Pipeline:
         judged_later: list[tuple[str, str | None]] = []  # the LLM judge: the whole answer in one call
         try:
             with clock.stage("generate"):
-                messages = prompt_messages(llm, request, sources, self.settings)
+                messages = prompt_messages(llm, request, sources, self.settings, self.guard)
             tokens = timed(llm.stream(messages, self.settings.llm_max_tokens, choices), clock, "generate")
             for sentence, quote in self.written(tokens, on_token, quoting(request)):
                 if by_llm:

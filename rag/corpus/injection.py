@@ -59,9 +59,10 @@ def pattern_like(text: str) -> bool:
 
 def pattern_withheld(text: str, spans: list[tuple[int, int]], pieces: list[str]) -> set[int]:
     """The sentences the patterns find, alone or read on across the full stop into the next. One search of the
-    whole abstract first (a sentence per line, without its full stop, so any pair reads on into the next line):
-    when it finds nothing, no sentence or pair can, which is most abstracts."""
-    if not pieces or not ANYWHERE.search(unicode_folded("\n".join(p.rstrip(".!?") for p in pieces))):
+    whole abstract first (a sentence per line, read on across its full stops as a pair is, so any pair reads on
+    into the next line): when it finds nothing, no sentence or pair can, which is most abstracts."""
+    lines = "\n".join(READ_ON.sub(" ", p).rstrip(".!?") for p in pieces)
+    if not pieces or not ANYWHERE.search(unicode_folded(lines)):
         return set()
     found = {i for i, piece in enumerate(pieces) if pattern_like(piece)}
     for i in range(len(pieces) - 1):
@@ -84,6 +85,11 @@ class Guard:
 
     learned: InstructionFilter | None = None
 
+    @property
+    def version(self) -> str:
+        """What decided: stored with each paper's count, so a paper checked by another filter is checked again."""
+        return f"patterns+{self.learned.sha256[:12]}" if self.learned else "patterns"
+
     @classmethod
     def of(cls, settings: Settings) -> Guard:
         return cls(learned_filter() if settings.instruction_filter else None)
@@ -100,7 +106,9 @@ class Guard:
             runs = [(i, i + 1) for i in range(n)] + [(i, i + 2) for i in range(n - 1)]  # sentences, then pairs
             flags = self.learned.flagged_runs(pieces, runs)
             found |= {i for i in range(n) if flags[i]}
-            found |= {j for i in range(n - 1) if flags[n + i] and not {i, i + 1} & found for j in (i, i + 1)}
+            for i in range(n - 1):  # a pair, as the patterns read pairs: when neither sentence is withheld yet
+                if flags[n + i] and not {i, i + 1} & found:
+                    found |= {i, i + 1}
         return found
 
     def without_instructions(self, text: str) -> str:

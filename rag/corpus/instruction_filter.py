@@ -99,15 +99,15 @@ class InstructionFilter:
         return self.run_scores(texts, [(i, i + 1) for i in range(len(texts))])
 
     def run_scores(self, pieces: list[str], runs: list[tuple[int, int]]) -> list[float]:
-        """The logit of each run of consecutive pieces (pieces[a:b], joined by a space), from one pass of hashing:
-        the highest of the whole run's and of its windows' (WINDOW characters, overlapping by half), so that an
-        instruction sharing a long sentence with ordinary words is not diluted by them."""
+        """The logit of each run of consecutive pieces (pieces[a:b], each folded, joined by a space), from one pass
+        of hashing: the highest of the whole run's and of its windows' (WINDOW characters, overlapping by half), so
+        that an instruction sharing a long sentence with ordinary words is not diluted by them."""
         import numpy as np
 
         texts = [folded(p) for p in pieces]
         offsets = np.cumsum([0] + [len(t) + 1 for t in texts])  # each piece is followed by one space
         sums = [
-            np.concatenate([[0.0], np.cumsum(self.weights[b])])
+            np.concatenate([[0.0], np.cumsum(self.weights[b], dtype=np.float64)])
             for b in ngram_buckets(" ".join(texts), len(self.weights))
         ]
         owners, starts, ends = [], [], []
@@ -118,9 +118,11 @@ class InstructionFilter:
                 owners.append(k)
                 starts.append(first)
                 ends.append(last)
+        if not runs:
+            return []
         starts_, ends_ = np.array(starts), np.array(ends)
         total = np.zeros(len(starts))
-        for n, s in zip(NGRAMS, sums, strict=False):
+        for n, s in zip(NGRAMS, sums, strict=False):  # a text shorter than n has no sums for n (and beyond)
             last = len(s) - 1
             total += s[np.minimum(np.maximum(starts_, ends_ - n + 1), last)] - s[np.minimum(starts_, last)]
         counts = sum(np.maximum(0, ends_ - starts_ - n + 1) for n in NGRAMS)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from urllib.parse import quote, unquote
 
@@ -201,10 +202,11 @@ class Tools:
         return Query(question, k, venue or None, year_from, "hybrid", year_to, (author or "").strip() or None)
 
     def paper(self, doc_id: str) -> Paper:
+        """The indexed paper, its sentences addressed to an assistant withheld (the client's model reads it)."""
         found = self.library.records([doc_id])
         if not found:
             raise BadInput(f"no indexed paper has the id {doc_id!r} (search finds ids)")
-        return found[0]
+        return replace(found[0], abstract=self.engine.pipeline.guard.without_instructions(found[0].abstract))
 
     # ----- tools -------------------------------------------------------------------------------------------------
     async def search(
@@ -221,7 +223,8 @@ class Tools:
         def run() -> SearchResults:
             results = self.library.search(self.query(query, k, venue, year_from, year_to, author))
             records = {p.doc_id: p for p in self.library.records([r.doc_id for r in results])}
-            return SearchResults(results=[hit(r, records.get(r.doc_id)) for r in results])
+            shown = [replace(r, text=self.engine.pipeline.guard.without_instructions(r.text)) for r in results]
+            return SearchResults(results=[hit(r, records.get(r.doc_id)) for r in shown])
 
         return await self.call(run)
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from chromadb.api.models.Collection import Collection
 
 Progress = Callable[[int, int], None]
+PAGE = 500  # papers asked of the store at once
 REEMBED = "rag doctor --repair embeds them again"
 REBUILD = "rag doctor --repair rebuilds it (so does the next search)"
 
@@ -76,20 +77,24 @@ def examine(settings: Settings, repair: bool = False, progress: Progress | None 
 
 
 def flagged_papers(chunks: ChunkStore, settings: Settings) -> list[dict[str, Any]]:
-    """The papers whose abstracts hold sentences addressed to an assistant, with those sentences: flagged at ingest
-    (`instructions` in the chunk metadata), or checked now for papers ingested before the flag existed."""
+    """The papers whose abstracts hold sentences addressed to an assistant, with those sentences: those flagged at
+    ingest (`instructions` in the chunk metadata), and every paper checked by another filter than the settings'
+    (or ingested before the flag existed), checked now."""
     from rag.corpus.injection import Guard
     from rag.sentences import sentence_spans
 
-    suspects = sorted({str(meta["doc_id"]) for _, _, meta in chunks.iter_chunks()
-                       if meta.get("instructions", 1) and not meta.get("chunk_index")})  # fmt: skip
     guard = Guard.of(settings)
+    firsts = [meta for _, _, meta in chunks.iter_chunks() if not meta.get("chunk_index")]
+    suspects = sorted(
+        {str(m["doc_id"]) for m in firsts if m.get("instructions") or m.get("instruction_check") != guard.version}
+    )
     found = []
-    for doc, abstract in sorted(chunks.get_abstracts(suspects).items()):
-        spans = sentence_spans(abstract)
-        withheld = sorted(guard.withheld(abstract, spans))
-        if withheld:
-            found.append({"doc_id": doc, "sentences": [abstract[spans[i][0] : spans[i][1]] for i in withheld]})
+    for start in range(0, len(suspects), PAGE):
+        for doc, abstract in sorted(chunks.get_abstracts(suspects[start : start + PAGE]).items()):
+            spans = sentence_spans(abstract)
+            withheld = sorted(guard.withheld(abstract, spans))
+            if withheld:
+                found.append({"doc_id": doc, "sentences": [abstract[spans[i][0] : spans[i][1]] for i in withheld]})
     return found
 
 

@@ -412,7 +412,7 @@ def _batches(
 
 def to_nodes(paper: Paper, digest: str, chunks: list[Chunk], guard: Guard) -> list[TextNode]:
     """The paper's chunks as nodes, each with the paper's metadata; `instructions` counts the abstract's sentences
-    addressed to an assistant (withheld from answers; `rag doctor` lists them)."""
+    addressed to an assistant (withheld from answers; `rag doctor` lists them) as `instruction_check` found them."""
     metadata = {
         "title": paper.title or "",
         "venue": paper.venue or "",
@@ -427,6 +427,7 @@ def to_nodes(paper: Paper, digest: str, chunks: list[Chunk], guard: Guard) -> li
         "content_hash": digest,
         "n_chunks": len(chunks),
         "instructions": len(guard.withheld(paper.abstract, sentence_spans(paper.abstract))),
+        "instruction_check": guard.version,  # what counted them: `rag doctor` checks again under another
     }
     return [chunk_node(c.chunk_id, c.text, paper.doc_id, metadata | span_of(c)) for c in chunks]
 

@@ -274,10 +274,11 @@ def as_read(made: Iterator[Instruction], rng: random.Random, host: list[str]) ->
 def fit(benign: list[str], attacks: list[str], config: FilterConfig):
     from sklearn.linear_model import LogisticRegression
 
+    if config.limit:  # half of each kind, so that both are there
+        rng = random.Random(config.seed)
+        half = config.limit // 2
+        benign, attacks = rng.sample(benign, min(half, len(benign))), rng.sample(attacks, min(half, len(attacks)))
     texts, labels = benign + attacks, [0] * len(benign) + [1] * len(attacks)
-    if config.limit:
-        picked = random.Random(config.seed).sample(range(len(texts)), min(config.limit, len(texts)))
-        texts, labels = [texts[i] for i in picked], [labels[i] for i in picked]
     model = LogisticRegression(C=config.c, class_weight="balanced", max_iter=2000, solver="liblinear")
     model.fit(features(texts), labels)
     return model
