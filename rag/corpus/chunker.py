@@ -10,8 +10,9 @@ from rag.records import Chunk, Paper
 from rag.sentences import sentence_spans
 
 
-def chunk_paper(paper: Paper, size: int, overlap: int) -> list[Chunk]:
-    spans = sentence_spans(paper.abstract) or [(0, len(paper.abstract))]
+def chunk_paper(paper: Paper, size: int, overlap: int, spans: list[tuple[int, int]] | None = None) -> list[Chunk]:
+    """`spans`: the abstract's sentence spans, when the caller has them already."""
+    spans = (sentence_spans(paper.abstract) if spans is None else spans) or [(0, len(paper.abstract))]
     chunks: list[Chunk] = []
     first = 0
     while True:

@@ -351,8 +351,8 @@ def _write(
     done = 0
     with embedding_pipeline(embedder, tally.total - tally.done) as start:
         guard = Guard.of(settings)
-        for batch, nodes in _embedded(_batches(itertools.chain([first], pending), settings), start, guard):
-            chunks.delete_docs([paper.doc_id for paper, _, had_old, _ in batch if had_old])
+        for batch, nodes in _embedded(_batches(itertools.chain([first], pending), settings, guard), start):
+            chunks.delete_docs([paper.doc_id for paper, _, had_old, _, _ in batch if had_old])
             chunks.add(nodes)
             report.chunks_written += len(nodes)
             report.flagged += sum(
@@ -367,14 +367,14 @@ def _write(
             tally.advance(len(batch))
 
 
-def _embedded(batches: Iterator[list], start: Callable, guard: Guard) -> Iterator[tuple[list, list[TextNode]]]:
+def _embedded(batches: Iterator[list], start: Callable) -> Iterator[tuple[list, list[TextNode]]]:
     """Each batch with its nodes, their vectors set. The next batch's embedding is started before a batch is given
     back, so that it goes on while the batch is written (see embedding_pipeline); at most two are in hand."""
     from llama_index.core.schema import MetadataMode
 
     started: deque = deque()
     for batch in batches:
-        nodes = [node for paper, digest, _, chunks in batch for node in to_nodes(paper, digest, chunks, guard)]
+        nodes = [node for paper, digest, _, chunks, flags in batch for node in to_nodes(paper, digest, chunks, flags)]
         started.append((batch, nodes, start([node.get_content(metadata_mode=MetadataMode.EMBED) for node in nodes])))
         if len(started) > 1:
             yield _with_vectors(*started.popleft())
@@ -393,15 +393,18 @@ def paper_id(node: TextNode) -> str:
 
 
 def _batches(
-    pending: Iterator[tuple[Paper, str, bool]], settings: Settings
-) -> Iterator[list[tuple[Paper, str, bool, list[Chunk]]]]:
+    pending: Iterator[tuple[Paper, str, bool]], settings: Settings, guard: Guard
+) -> Iterator[list[tuple[Paper, str, bool, list[Chunk], dict[str, Any]]]]:
     """Groups of whole papers with about ingest_batch_size chunks each, taken off `pending` (so that a written
-    batch is freed)."""
-    batch: list[tuple[Paper, str, bool, list[Chunk]]] = []
+    batch is freed), each with its chunks and its instruction flags (the abstract split into sentences once for
+    both)."""
+    batch: list[tuple[Paper, str, bool, list[Chunk], dict[str, Any]]] = []
     size = 0
     for paper, digest, had_old in pending:
-        chunks = chunk_paper(paper, settings.chunk_size, settings.chunk_overlap)
-        batch.append((paper, digest, had_old, chunks))
+        spans = sentence_spans(paper.abstract)
+        chunks = chunk_paper(paper, settings.chunk_size, settings.chunk_overlap, spans)
+        flags = {"instructions": len(guard.withheld(paper.abstract, spans)), "instruction_check": guard.version}
+        batch.append((paper, digest, had_old, chunks, flags))
         size += len(chunks)
         if size >= settings.ingest_batch_size:
             yield batch
@@ -410,9 +413,10 @@ def _batches(
         yield batch
 
 
-def to_nodes(paper: Paper, digest: str, chunks: list[Chunk], guard: Guard) -> list[TextNode]:
-    """The paper's chunks as nodes, each with the paper's metadata; `instructions` counts the abstract's sentences
-    addressed to an assistant (withheld from answers; `rag doctor` lists them) as `instruction_check` found them."""
+def to_nodes(paper: Paper, digest: str, chunks: list[Chunk], flags: dict[str, Any]) -> list[TextNode]:
+    """The paper's chunks as nodes, each with the paper's metadata and `flags`: `instructions` counts the abstract's
+    sentences addressed to an assistant (withheld from answers; `rag doctor` lists them) as `instruction_check`
+    (the guard's version: the doctor checks again under another) found them."""
     metadata = {
         "title": paper.title or "",
         "venue": paper.venue or "",
@@ -426,8 +430,7 @@ def to_nodes(paper: Paper, digest: str, chunks: list[Chunk], guard: Guard) -> li
         "collections": "; ".join(paper.collections),
         "content_hash": digest,
         "n_chunks": len(chunks),
-        "instructions": len(guard.withheld(paper.abstract, sentence_spans(paper.abstract))),
-        "instruction_check": guard.version,  # what counted them: `rag doctor` checks again under another
+        **flags,
     }
     return [chunk_node(c.chunk_id, c.text, paper.doc_id, metadata | span_of(c)) for c in chunks]
 
