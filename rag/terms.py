@@ -67,7 +67,18 @@ def stemmed_words(text: str) -> set[str]:
     return {stem(w.lower()) for w in WORD.findall(text)}
 
 
-def content_coverage(claim: str, text: str) -> float:
-    """Share of the claim's content words that occur in the text."""
-    words = content_words(claim)
+# Words a restatement adds around what it restates ("were", "against", "most"): not content when a claim's words
+# are looked up in its source. Direction and scope words among them are checked on their own (rag/answer/checks.py).
+FUNCTION_WORDS = frozenset(
+    {"were", "been", "being", "has", "have", "had", "do", "does", "did", "its", "our", "we", "us", "his", "her"}
+    | {"from", "between", "against", "than", "more", "most", "less", "also", "both", "each", "which", "who"}
+    | {"whom", "whose", "while", "whereas", "although", "though", "when", "where", "whether", "after", "before"}
+    | {"during", "over", "under", "about", "above", "below", "among", "within", "without", "per", "via", "those"}
+    | {"these", "other", "some", "any", "all", "only", "very"}
+)
+
+
+def content_coverage(claim: str, text: str, ignored: frozenset[str] = frozenset()) -> float:
+    """Share of the claim's content words (less `ignored` words) that occur in the text."""
+    words = content_words(claim) - {_stemmer().stemWord(w) for w in ignored}
     return len(words & stemmed_words(text)) / len(words) if words else 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.checks import objection
+from rag.answer.checks import objection, restates_numbers
 from rag.text import split_quote
 
 EVIDENCE = (
@@ -66,3 +66,47 @@ def test_a_negated_claim_is_read_against_the_sentence_it_restates() -> None:
     found = objection("Using SAM alone cannot improve adversarial robustness.", evidence, evidence)
     assert found is not None and found.kind == "negation"
     assert objection("Clean accuracy is not sacrificed when SAM improves robustness.", evidence, evidence) is None
+
+
+FINDINGS = (
+    "We enrolled 52 patients with gastric cancer. Sensitivity was measured against histopathology. "
+    "EUS showed higher sensitivity (94%) than MDCT and MRI (65 and 76%). "
+    "Adding MRI to MDCT or EUS did not result in significant differences for sensitivity. "
+    "Patients on the new regimen used more analgesics than controls. "
+    "The pump failed with all inflow rates tested. "
+    "No neochord rupture was found during follow-up."
+)
+
+
+@pytest.mark.parametrize(
+    "claim, kind",
+    [
+        ("Adding MRI to MDCT or EUS significantly improved sensitivity.", "negation"),
+        ("Patients on the new regimen used fewer analgesics than controls.", "direction"),
+    ],
+)
+def test_what_capable_models_get_wrong_in_plain_words(claim: str, kind: str) -> None:
+    """A significant finding the abstract denies; "fewer" where the abstract says "more"."""
+    found = objection(claim, FINDINGS, FINDINGS)
+    assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # a synthesis whose negation comes from a sentence other than the closest one
+        "Among 52 patients with gastric cancer, EUS was the most sensitive and no neochord rupture was found.",
+        # the same scope in other words
+        "The pump failed at every inflow rate tested.",
+        # a name joined to a plain word the abstract uses elsewhere
+        "EUS-measured sensitivity was higher than that of MDCT and MRI (94% against 65 and 76%).",
+    ],
+)
+def test_faithful_sentences_written_the_way_capable_models_write_them_pass(claim: str) -> None:
+    assert objection(claim, FINDINGS, FINDINGS) is None
+
+
+def test_a_result_is_restated_when_its_numbers_come_in_the_abstracts_order() -> None:
+    assert restates_numbers("EUS reached 94% sensitivity, against 65% and 76% for MDCT and MRI.", FINDINGS)
+    assert not restates_numbers("EUS reached 76% sensitivity, against 94% for MRI.", FINDINGS)
+    assert restates_numbers("EUS reached 94% sensitivity.", FINDINGS) is None  # one number is no restated result

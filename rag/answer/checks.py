@@ -73,7 +73,17 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS} | set(SPELLED_NUMBER.findall(claim))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
-    return sorted(missing | {t for t in names if t.lower() not in haystack and not spelled_out(t, haystack)})
+    return sorted(missing | {t for t in names if not named_in(t, haystack)})
+
+
+def named_in(name: str, haystack: str) -> bool:
+    """Whether the (lower-cased) abstract names it: as written, spelled out (an acronym), or, for a name joined to
+    plain words ("CT-measured", "MRI-based"), the name itself with those words anywhere."""
+    if name.lower() in haystack or spelled_out(name, haystack):
+        return True
+    head, *rest = name.split("-")
+    plain = rest and all(part.isalpha() and part.islower() and len(part) >= 4 for part in rest)
+    return bool(plain) and named_in(head, haystack) and all(part in haystack for part in rest)
 
 
 def mentions_number(number: str, haystack: str) -> bool:
@@ -130,6 +140,23 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
     return None
 
 
+def restates_numbers(claim: str, abstract: str) -> bool | None:
+    """Whether the claim's two or more numbers (beyond small counts) are given in the same order by one sentence
+    of the abstract, or two read in order: a result restated from where it is stated. None: fewer numbers."""
+    numbers = [n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS]
+    if len(numbers) < 2:
+        return None
+    sentences = SENTENCE_END.split(abstract)
+    pairs = [a + " " + b for i, a in enumerate(sentences) for b in sentences[i + 1 :]]
+    return any(in_order(numbers, NUMBER.findall(text)) for text in sentences + pairs)
+
+
+def in_order(wanted: list[str], given: list[str]) -> bool:
+    """Whether `wanted` is a subsequence of `given`."""
+    rest = iter(given)
+    return all(number in rest for number in wanted)
+
+
 def in_two_sentences(numbers: list[str], sentences: list[str]) -> bool:
     """Whether one or two of the sentences state all the numbers (a result is restated from where it is given)."""
     held = [{n for n in numbers if n in sentence} for sentence in sentences]
@@ -167,7 +194,7 @@ UP = words(
     r"exceed\w*", r"accelerat\w*", r"strengthen\w*", r"up-?regulat\w*", r"promot\w*", r"surpass\w*", r"beats?",
 )  # fmt: skip
 DOWN = words(
-    r"decreas\w*", r"lower", r"less", r"reduc\w*", r"smaller", r"declin\w*", r"drop\w*", r"fall\w*", r"fell",
+    r"decreas\w*", r"lower", r"less", r"fewer", r"reduc\w*", r"smaller", r"declin\w*", r"drop\w*", r"fall\w*", r"fell",
     r"diminish\w*", r"worse", r"slower", r"underperform\w*", r"inferior", r"degrad\w*", r"worsen\w*", r"impair\w*",
     r"weaken\w*", r"down-?regulat\w*", r"suppress\w*", r"inhibit\w*", r"hurt\w*", r"harm\w*", r"lags?",
 )  # fmt: skip
@@ -178,7 +205,8 @@ HEDGE = words(
 SCOPE = words(
     r"all", r"every", r"always", r"any", r"first", r"state[- ]of[- ]the[- ]art", r"best", r"universal\w*",
     r"entirely", r"completely", r"guarantee\w*", r"prov(?:e|es|ed|en)", r"cures?", r"definitive\w*",
-    r"conclusive\w*", r"eliminat\w*", r"never", r"only", r"unprecedented", r"optimal", r"perfect\w*",
+    r"conclusive\w*", r"eliminat\w*", r"certain(?:ty|ly)", r"undoubtedly",
+    r"never", r"only", r"unprecedented", r"optimal", r"perfect\w*",
 )  # fmt: skip
 CAUSE = words(
     r"because", r"due to", r"caused by", r"owing to", r"as a result of", r"driven by", r"explained by",
@@ -204,28 +232,71 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 CONTENT = re.compile(r"[a-z][a-z0-9-]{3,}")
 
 
+def anchor_words(text: str) -> set[str]:
+    """Words of four letters or more, cut to six ("MACEs" is "MACE"), and numbers: what ties a claim's words to the
+    sentence they restate."""
+    return {w[:6] for w in CONTENT.findall(text.lower())} | set(NUMBER.findall(text))
+
+
 def closest_sentence(claim: str, evidence: str) -> str:
-    """The evidence sentence sharing the most words of four letters or more with the claim."""
-    wanted = set(CONTENT.findall(claim.lower()))
-    return max(SENTENCE_END.split(evidence), key=lambda s: len(wanted & set(CONTENT.findall(s.lower()))))
+    """The evidence sentence sharing the most words and numbers with the claim."""
+    wanted = anchor_words(claim)
+    return max(SENTENCE_END.split(evidence), key=lambda s: len(wanted & anchor_words(s)))
 
 
 def found(pattern: re.Pattern[str], text: str) -> set[str]:
     return {m.group(0).lower() for m in pattern.finditer(text)}
 
 
+def around(text: str, match: re.Match[str], reach: int = 40) -> str:
+    """The words around a match: what a negation or direction word says something about."""
+    return text[max(0, match.start() - reach) : match.end() + reach]
+
+
+SIGNIFICANT = words(r"significant(?:ly)?")
+
+
+def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
+    """A negation on one side only. Each negation of the claim is read against the abstract sentence closest to
+    the words around it (a sentence joining two findings negates one of them); a claim that asserts a significant
+    finding is read against the sentence it restates, which must not deny it ("no significant difference")."""
+    said = [m for m in NEGATION.finditer(claim) if claim[m.start() : m.end() + 5].lower() != "not only"]
+    if said:
+        anchors = [closest_sentence(claim, evidence)] + [closest_sentence(around(claim, m), abstract) for m in said]
+        if not any(found(NEGATION, anchor) or found(NEGATION_LIKE, anchor) for anchor in anchors):
+            return Objection("negation", "it is negated where the abstract is not")
+    if not found(NEGATION, claim) and found(SIGNIFICANT, claim):
+        said_words = {w[:6] for w in CONTENT.findall(claim.lower())}
+        for sentence in SENTENCE_END.split(abstract):
+            if found(NEGATION, sentence) and found(SIGNIFICANT, sentence):
+                its_words = {w[:6] for w in CONTENT.findall(sentence.lower())}
+                if len(its_words & said_words) >= DENIED_SHARE * len(its_words):
+                    return Objection("negation", "it states as significant what the abstract does not")
+    return None
+
+
+DENIED_SHARE = 0.6  # of an abstract sentence's words that deny a significant finding, in a claim asserting it
+
+
+SCOPE_FAMILIES = ({"all", "every", "each"},)  # the same scope in other words: "at every rate" = "with all rates"
+
+
+def scope_words(text: str) -> set[str]:
+    said = found(SCOPE, text) | found(words("each"), text)
+    return said | {word for family in SCOPE_FAMILIES if said & family for word in family}
+
+
 def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
     """Negation, direction, hedging, scope and causes: what the claim adds to the sentences it rests on."""
-    negated = bool(found(NEGATION, claim) - {"not only"})
-    anchor = closest_sentence(claim, evidence)  # the sentence it restates: "cannot improve" against "can improve"
-    if negated and not (found(NEGATION, anchor) or found(NEGATION_LIKE, anchor)):
-        return Objection("negation", "it is negated where the abstract is not")
+    negation = negation_objection(claim, evidence, abstract)
+    if negation is not None:
+        return negation
     for same, other, name in ((UP, DOWN, "an increase"), (DOWN, UP, "a decrease")):
         for said in same.finditer(claim):
-            anchor = closest_sentence(claim[max(0, said.start() - 40) : said.end() + 40], evidence)
+            anchor = closest_sentence(around(claim, said), evidence)
             if not found(same, anchor) and found(other, anchor):
                 return Objection("direction", f"it states {name} where the abstract states the opposite")
-    scope = sorted(found(SCOPE, claim) - found(SCOPE, abstract))
+    scope = sorted(found(SCOPE, claim) - scope_words(abstract))
     if scope:
         return Objection("scope", f"the abstract never claims {', '.join(repr(s) for s in scope)}")
     cause = sorted(found(CAUSE, claim))
