@@ -144,6 +144,16 @@ class DroppedSentence:
     quote: str | None = None  # when a cited abstract contradicts it: that abstract's words
     doc_id: str | None = None  # and that abstract
     kind: DropKind = "unsupported"
+    detail: str | None = None  # what the exact checks found, when they decided ("the abstract never claims 'every'")
+
+    @property
+    def why(self) -> str:
+        """Why it was removed, for readers: the contradicting words, what the checks found, or the reason."""
+        return f"{self.reason}: “{self.quote}”" if self.quote else self.detail or self.reason
+
+
+# Removed sentences shown to readers (collapsed, apart from the answer); instructions and fragments are only counted.
+REMOVALS_SHOWN: tuple[DropKind, ...] = ("unsupported", "contradicted", "off_topic")
 
 
 @dataclass
@@ -185,6 +195,11 @@ class Answer:
     sentences: list[AnswerSentence] = field(default_factory=list)  # the answer sentence by sentence
     nearest: list[NearestPaper] = field(default_factory=list)  # with a refusal: the papers that came closest
     searched: list[str] = field(default_factory=list)  # what was searched for: the question, then its rewrites
+
+    @property
+    def removed(self) -> list[DroppedSentence]:
+        """The sentences the verifier removed that readers are shown apart from the answer, never silently gone."""
+        return [d for d in self.verifier.dropped_sentences if d.kind in REMOVALS_SHOWN]
 
     @property
     def unverified_sentences(self) -> set[str]:

@@ -270,6 +270,22 @@ def test_an_unverified_sentence_looks_different_and_cites_nothing(browser, seeds
         assert "1 sentence(s) shown unverified" in page.inner_text("#verifier-note")
 
 
+def test_a_removed_sentence_is_listed_with_why_apart_from_the_answer(browser, seeds_settings, engine) -> None:
+    """By default (RAG_UNVERIFIED=drop) a sentence no abstract confirms is not part of the answer, but the reader
+    can open it, with what the checks found, under the sources: an unsure judgement is never silent."""
+    removed = "SAM alone improves adversarial robustness on every dataset ever studied"
+    reply = f"We find that using SAM alone can improve adversarial robustness [1]. {removed} [1]."
+    with scripted_page(browser, seeds_settings, engine, reply) as page:
+        answer = ask(page, "Can sharpness-aware minimization alone improve adversarial robustness?", 1)
+        assert removed not in answer and "[1]" in answer
+        listed = page.locator("#sources details.removed")
+        assert "1 sentence(s) removed" in listed.locator("summary").inner_text()
+        listed.locator("summary").click()
+        shown = listed.inner_text()
+        assert removed in shown and "the abstract never claims 'every'" in shown
+        assert "listed under the sources" in page.inner_text("#verifier-note")
+
+
 def test_markdown_images_in_corpus_text_are_never_fetched(browser, ui_server) -> None:
     page = open_page(browser, ui_server.log)
     requested: list[str] = []
@@ -309,7 +325,8 @@ def test_the_verifier_note_reads_the_kind_of_a_dropped_sentence_not_its_wording(
     report = VerifierReport(dropped=2, dropped_sentences=dropped)
     note = verifier_note(Answer("q", "a", False, [], "extractive", {}, report))
     assert note == (
-        "Verifier: 1 unsupported sentence(s) removed; removed “SAM hurts robustness\\.”, contradicted by [2] "
+        "Verifier: 1 unsupported sentence(s) removed (listed under the sources); removed “SAM hurts robustness\\.”, "
+        "contradicted by [2] "
         "(“SAM improves robustness\\.”)."
     )
 

@@ -93,7 +93,8 @@ def page_error(message: str) -> gr.Error:
 
 
 def turn_record(answer: Answer) -> dict[str, Any]:
-    return {**answer.contract(), "abstracts": answer.abstracts}
+    removed = [{"text": d.text, "why": d.why} for d in answer.removed]
+    return {**answer.contract(), "abstracts": answer.abstracts, "removed": removed}
 
 
 def header_text(stats: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from rag.records import Answer
 from rag.text import MARKER, byline, markdown_text, replace_markers, web_url, where
 
+EMPTY_SOURCES = '<div class="sources-empty">Sources of the latest answer appear here.</div>'
 UNVERIFIED_TITLE = "Not verified: no abstract could be confirmed to support this sentence, so it cites none"
 
 
@@ -70,7 +71,7 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
     if record and record.get("nearest") and not record["citations"]:
         return nearest_html(record["nearest"], prefix)
     if not record or not record["citations"]:
-        return '<div class="sources-empty">Sources of the latest answer appear here.</div>'
+        return removed_html(record, prefix) or EMPTY_SOURCES
     items = []
     for c in record["citations"]:
         abstract = record["abstracts"].get(c["doc_id"], c["quote"])
@@ -84,7 +85,20 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
             f'{authors}<p class="abstract">{highlight(abstract, c["quote"])}</p>{link}</details>'
         )
     note = f'<p class="note">{html.escape(record["note"])}</p>' if record.get("note") else ""
-    return note + "".join(items)
+    return note + "".join(items) + removed_html(record, prefix)
+
+
+def removed_html(record: dict[str, Any] | None, prefix: str = "") -> str:
+    """The sentences the verifier removed, each with why, collapsed under a count: never part of the answer, but
+    never hidden from the reader either."""
+    removed = (record or {}).get("removed", [])
+    if not removed:
+        return ""
+    items = "".join(f"<li><em>{html.escape(r['text'])}</em> · {html.escape(r['why'])}</li>" for r in removed)
+    return (
+        f'<details class="removed" id="removed-{prefix}"><summary>{len(removed)} sentence(s) removed: '
+        f"not part of the answer, the abstracts did not confirm them</summary><ul>{items}</ul></details>"
+    )
 
 
 def paper_link(url: str | None, before: str = "") -> str:
@@ -120,7 +134,7 @@ def verifier_note(answer: Answer) -> str:
     contradicted = [d for d in report.dropped_sentences if d.kind == "contradicted"]
     parts = []
     if report.dropped > len(contradicted):
-        parts.append(f"{report.dropped - len(contradicted)} unsupported sentence(s) removed")
+        parts.append(f"{report.dropped - len(contradicted)} unsupported sentence(s) removed (listed under the sources)")
     parts += [f"removed “{markdown_text(d.text)}”, {d.reason} (“{markdown_text(d.quote or '')}”)" for d in contradicted]
     if report.unverified:
         parts.append(f"{report.unverified} sentence(s) shown unverified: no abstract was confirmed to support them")

@@ -66,7 +66,14 @@ def record(report: VerifierReport, verdict: Verdict) -> None:
     else:
         report.dropped += 1
         report.dropped_sentences.append(
-            DroppedSentence(verdict.text, verdict.reason, verdict.quote, verdict.doc_id, verdict.kind or "unsupported")
+            DroppedSentence(
+                verdict.text,
+                verdict.reason,
+                verdict.quote,
+                verdict.doc_id,
+                verdict.kind or "unsupported",
+                verdict.detail or None,
+            )
         )
 
 

@@ -24,15 +24,23 @@ def print_sources(answer: Answer, out: TextIO | None = None) -> None:
         print(f"\nNote: {terminal_safe(answer.note)}", file=out)
     if answer.nearest:
         print_nearest(answer, out)
-    if not answer.citations:
-        return
-    print("\nSources:", file=out)
+    if answer.citations:
+        print("\nSources:", file=out)
     for c in answer.citations:
         line = f"  [{c.n}] {where(c.venue, c.year)} · {c.doc_id}{' · ' + c.title if c.title else ''}"
         line += f" · {byline(c.authors)}" if c.authors else ""
         line += f" · {c.url}" if c.url else ""
         print(terminal_safe(line), file=out)
         print(f'      "{terminal_safe(c.quote)}"', file=out)
+    print_removed(answer, out)
+
+
+def print_removed(answer: Answer, out: TextIO) -> None:
+    """The sentences the verifier removed, each with why: not part of the answer, but never silently gone."""
+    if answer.removed:
+        print("\nRemoved by the verifier (not part of the answer; the abstracts did not confirm them):", file=out)
+    for removed in answer.removed:
+        print(terminal_safe(f"  - {removed.text} ({removed.why})"), file=out)
 
 
 def print_nearest(answer: Answer, out: TextIO) -> None:
