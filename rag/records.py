@@ -67,6 +67,7 @@ class Query:
     mode: Mode = "hybrid"
     year_to: int | None = None  # with `year`, a range of years (inclusive); alone, up to that year
     author: str | None = None  # a name (or part of one) that one of the paper's authors has, any case
+    anyway: bool = False  # answer from the closest papers where the refusal gate would refuse (still verified)
 
     @classmethod
     def of(cls, query: Query | str) -> Query:

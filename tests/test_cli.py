@@ -48,6 +48,15 @@ def test_search_filters_from_the_command_line(seeds_env) -> None:
     assert {r["venue"] for r in json.loads(out.stdout)["results"]} == {"ICLR"}
 
 
+def test_a_refused_question_can_be_answered_anyway(seeds_env) -> None:
+    question = "Is there a way to tell whether a text was written by ChatGPT?"  # refused by the bundled gate
+    refused = run_rag("ask", question, "--llm", "extractive", env=seeds_env)
+    assert refused.returncode == 0 and "--answer-anyway" in refused.stdout  # the terminal says how
+    out = run_rag("ask", question, "--llm", "extractive", "--answer-anyway", "--json", env=seeds_env)
+    data = json.loads(out.stdout)
+    assert not data["refused"] and data["citations"] and data["note"].startswith("Answered as asked")
+
+
 def test_stats(seeds_env) -> None:
     out = run_rag("stats", "--json", env=seeds_env)
     info = json.loads(out.stdout)

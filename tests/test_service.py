@@ -133,6 +133,13 @@ def test_a_follow_up_is_answered_from_the_conversation_and_a_refusal_is_a_normal
     assert refusal.model_dump()["citations"] == [] and refusal.choices[0].message.annotations in (None, [])
     nearest = refusal.model_dump()["nearest"]
     assert len(nearest) == 3 and all(paper["sentence"] and paper["terms"] for paper in nearest)
+    chatgpt = [{"role": "user", "content": "Is there a way to tell whether a text was written by ChatGPT?"}]
+    turned_away = client(service).chat.completions.create(model="abstracts-rag:extractive", messages=chatgpt)
+    anyway = client(service).chat.completions.create(
+        model="abstracts-rag:extractive", messages=chatgpt, extra_body={"answer_anyway": True}
+    )  # the refusal is not final: the client may ask for an answer from the closest papers, still verified
+    assert turned_away.model_dump()["citations"] == [] and anyway.model_dump()["citations"]
+    assert anyway.model_dump()["note"].startswith("Answered as asked")
 
 
 def test_models_search_stats_and_errors(service) -> None:

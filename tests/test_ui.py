@@ -137,6 +137,20 @@ def test_a_refusal_shows_the_closest_papers_not_as_support(page) -> None:
     assert panel.locator("mark").count() == 0 and page.locator("#chat a.cite").count() == 0  # nothing cited
 
 
+def test_a_refusal_is_not_final_the_reader_can_have_it_answered_anyway(page) -> None:
+    """The gate turns this plain-words question away (the seeds' ChatGPT example); the reader may still ask for an
+    answer from the closest papers, which says so and cites what it says."""
+    page.fill("#question textarea", "Is there a way to tell whether a text was written by ChatGPT?")
+    page.press("#question textarea", "Enter")
+    page.wait_for_selector("#sources details.nearest[id^='near-t1-']", timeout=120_000)
+    page.click("#anyway")
+    page.wait_for_selector("#sources details[id^='src-t2-']", timeout=120_000)
+    assert "(answer anyway)" in page.locator("#chat [data-testid='user']").last.inner_text()
+    assert page.locator("#chat a.cite").count() >= 1
+    assert "Answered as asked" in page.inner_text("#sources .note")
+    assert not page.locator("#anyway").is_visible()  # offered under a refusal only
+
+
 def test_summarize_view(page) -> None:
     page.get_by_role("tab", name="Summarize").click()
     page.fill("#topic textarea", "adversarial robustness")

@@ -138,27 +138,39 @@ class Handlers:
 
     def respond(self, question, history, state, venue, year, k, backend):  # type: ignore[no-untyped-def]
         question = self.checked(question, "question")
-        history = [
-            *history,
-            {"role": "user", "content": markdown_text(question)},
-            {"role": "assistant", "content": "…"},
-        ]
+        yield from self.answering(markdown_text(question), Query(question, int(k), **filters(venue, year)),
+                                  history, state, backend)  # fmt: skip
+
+    def answer_anyway(self, history, state, venue, year, k, backend):  # type: ignore[no-untyped-def]
+        """The last refused question again, answered from the closest papers (every sentence still verified)."""
+        if not state["turns"] or not state["turns"][-1]["refused"]:
+            raise gr.Error("Nothing was refused: ask a question first.")
+        question = state["turns"][-1]["question"]
+        query = Query(question, int(k), **filters(venue, year), anyway=True)
+        yield from self.answering(f"{markdown_text(question)} *(answer anyway)*", query, history, state, backend)
+
+    def answering(self, shown_question, query, history, state, backend):  # type: ignore[no-untyped-def]
+        """The chat's updates while a query is answered: the conversation, sources, note, state, the emptied
+        question box, and the "answer anyway" button (shown under a refusal)."""
+        history = [*history, {"role": "user", "content": shown_question}, {"role": "assistant", "content": "…"}]
         session = self.engine.chat(backend, state["history"])
-        for item in shown(session.stream(Query(question, int(k), **filters(venue, year)))):
+        hidden = gr.update(visible=False)
+        for item in shown(session.stream(query)):
             match item:
                 case Failure(message):
                     history[-1]["content"] = f"⚠ {message}"
-                    yield history, gr.update(), "", state, ""
+                    yield history, gr.update(), "", state, "", hidden
                 case Answer():
                     record = turn_record(item)
                     turns = [*state["turns"], record]
                     prefix = f"t{len(turns)}-"
                     history[-1]["content"] = answer_html(item.answer, prefix, item.unverified_sentences)
                     new_state = {"history": session.history, "turns": turns}
-                    yield history, sources_html(record, prefix), verifier_note(item), new_state, ""
+                    anyway = gr.update(visible=item.refused and not query.anyway)
+                    yield history, sources_html(record, prefix), verifier_note(item), new_state, "", anyway
                 case str(html):
                     history[-1]["content"] = html
-                    yield history, gr.update(), "", state, ""
+                    yield history, gr.update(), "", state, "", hidden
 
     def summarize(self, topic, k, backend):  # type: ignore[no-untyped-def]
         topic = self.checked(topic, "topic")
@@ -273,6 +285,10 @@ def build_app(engine: Engine) -> gr.Blocks:
                 gr.Examples(EXAMPLES, inputs=question, label="Examples")
             with gr.Column(scale=2):
                 note = gr.Markdown(elem_id="verifier-note", latex_delimiters=[])
+                anyway_button = gr.Button(
+                    "Answer from the closest papers anyway (every sentence still verified)",
+                    visible=False, size="sm", elem_id="anyway",
+                )  # fmt: skip
                 sources = gr.HTML(sources_html(None), elem_id="sources", label="Sources")
                 with gr.Accordion("Settings", open=False):
                     venue = gr.Dropdown(venues, value=ALL, label="Venue", elem_id="venue")
@@ -313,13 +329,14 @@ def build_app(engine: Engine) -> gr.Blocks:
             ingest_button = gr.Button("Add to the library", elem_id="ingest")
             ingest_report = gr.Markdown(elem_id="ingest-report", latex_delimiters=[])
 
-        chat_outputs = [chatbot, sources, note, state, question]
+        chat_outputs = [chatbot, sources, note, state, question, anyway_button]
         chat_inputs = [question, chatbot, state, venue, year, k, backend]
         question.submit(on.respond, chat_inputs, chat_outputs, api_name="chat")
         ask_button.click(on.respond, chat_inputs, chat_outputs, api_name=False)
+        anyway_button.click(on.answer_anyway, chat_inputs[1:], chat_outputs, api_name=False)
         reset_button.click(
-            lambda: ([], sources_html(None), "", {"history": [], "turns": []}, gr.update(visible=False)),
-            None, [chatbot, sources, note, state, download], api_name=False,
+            lambda: ([], sources_html(None), "", {"history": [], "turns": []}, *[gr.update(visible=False)] * 2),
+            None, [chatbot, sources, note, state, download, anyway_button], api_name=False,
         )  # fmt: skip
         export_button.click(on.export, state, download, api_name=False)
         summarize_button.click(

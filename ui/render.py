@@ -68,8 +68,9 @@ def highlight(abstract: str, quote: str) -> str:
 def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
     """The sources panel for one answer (its contract plus the cited abstracts): one collapsible entry per
     citation; opening it shows the whole abstract with the supporting quote marked."""
+    note = f'<p class="note">{html.escape(record["note"])}</p>' if record and record.get("note") else ""
     if record and record.get("nearest") and not record["citations"]:
-        return nearest_html(record["nearest"], prefix)
+        return note + nearest_html(record["nearest"], prefix)
     if not record or not record["citations"]:
         return removed_html(record, prefix) or EMPTY_SOURCES
     items = []
@@ -84,7 +85,6 @@ def sources_html(record: dict[str, Any] | None, prefix: str = "") -> str:
             f"{html.escape(label)} · <code>{html.escape(c['doc_id'])}</code></summary>"
             f'{authors}<p class="abstract">{highlight(abstract, c["quote"])}</p>{link}</details>'
         )
-    note = f'<p class="note">{html.escape(record["note"])}</p>' if record.get("note") else ""
     return note + "".join(items) + removed_html(record, prefix)
 
 

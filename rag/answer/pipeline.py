@@ -219,6 +219,10 @@ def split_heading(sentence: str) -> tuple[str, str]:
 
 
 OFF_TOPIC = "does not address the question"
+ANSWERED_ANYWAY_NOTE = (
+    "Answered as asked, although no indexed abstract clearly addresses the question: each sentence is still checked "
+    "against the abstract it cites."
+)
 
 
 class Composer:
@@ -379,7 +383,10 @@ class Pipeline:
             else:
                 score = self.gate(searched, terms, rankings, abstracts)
                 answerable = self.passes(score, rankings[0])
-        if not answerable:
+        overridden = not answerable and request.query.anyway
+        if overridden:
+            emit(Note(ANSWERED_ANYWAY_NOTE))
+        elif not answerable:
             with clock.stage("nearest"):
                 nearest = self.nearest(question, sources)
             emit(Sentence(REFUSAL))
@@ -409,7 +416,7 @@ class Pipeline:
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
         nearest = [] if composer.rendered else self.nearest(question, sources)  # nothing survived: a refusal
-        note = " ".join(n for n in (reranked.note, note) if n) or None
+        note = " ".join(n for n in (reranked.note, ANSWERED_ANYWAY_NOTE if overridden else None, note) if n) or None
         return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
                       clock.done(f"rag.{request.task}"), composer.report, note, abstracts=abstracts,
                       sentences=composer.sentences, nearest=nearest, searched=searched)  # fmt: skip

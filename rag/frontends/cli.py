@@ -221,13 +221,21 @@ def ask(
     year: Year = None,
     author: Author = None,
     refs: RefsFile = None,
+    anyway: Annotated[
+        bool,
+        typer.Option(
+            "--answer-anyway",
+            help="Answer from the closest papers even where the refusal gate would refuse (when it turned away a "
+            "question they do answer); every sentence is still verified.",
+        ),
+    ] = False,
     data_dir: DataDir = None,
 ) -> None:
     """Answer a question from the abstracts; every sentence is cited and verified."""
     from rag.records import Query
 
     first, last = parse_years(year)
-    query = Query(question, top_k, venue, first, year_to=last, author=author)
+    query = Query(question, top_k, venue, first, year_to=last, author=author, anyway=anyway)
     answer_command(query, "answer", backend, as_json, data_dir, refs)
 
 

@@ -44,7 +44,7 @@ def print_removed(answer: Answer, out: TextIO) -> None:
 
 
 def print_nearest(answer: Answer, out: TextIO) -> None:
-    print("\nClosest papers (they do not answer it; ask again in their words?):", file=out)
+    print("\nClosest papers (they do not answer it; ask again in their words, or `rag ask --answer-anyway`):", file=out)
     for paper in answer.nearest:
         title = f" · {paper.title}" if paper.title else ""
         print(terminal_safe(f"  - {where(paper.venue, paper.year)} · {paper.doc_id}{title}"), file=out)

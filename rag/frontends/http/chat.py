@@ -26,7 +26,7 @@ from rag.frontends.http.wire import (
     completion,
     conversation,
 )
-from rag.records import Answer
+from rag.records import Answer, Query
 
 if TYPE_CHECKING:
     from rag.answer import ChatSession
@@ -40,7 +40,8 @@ def chat_router(engine: Engine, admission: Admission, metrics: Metrics) -> APIRo
     @router.post("/v1/chat/completions", response_model=None)
     async def chat_completions(body: ChatRequest) -> dict[str, Any] | StreamingResponse:
         backend = backend_of(body.model)
-        question, history = conversation(body.messages)
+        text, history = conversation(body.messages)
+        question = Query(text, anyway=body.answer_anyway)
         engine.llms.check(engine.backend_name(backend))  # 503 before any work when the LLM cannot be used
         session = engine.chat(backend, history)
         ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
@@ -76,7 +77,7 @@ class Chunks:
 
 
 async def streamed_answer(
-    admission: Admission, place: Place, session: ChatSession, question: str, chunks: Chunks, engine: Engine,
+    admission: Admission, place: Place, session: ChatSession, question: Query, chunks: Chunks, engine: Engine,
     metrics: Metrics,
 ) -> AsyncIterator[str]:  # fmt: skip
     """SSE chunks: the role, each verified sentence as it is settled, then the annotations and citations (or an

@@ -37,6 +37,7 @@ class ChatRequest(BaseModel):
     model: str = MODEL
     messages: list[Message]
     stream: bool = False
+    answer_anyway: bool = False  # answer from the closest papers where the refusal gate would refuse (still verified)
 
 
 # ----- responses -------------------------------------------------------------------------------------------------
@@ -99,9 +100,9 @@ def answer_extras(answer: Answer, references: list[dict]) -> dict[str, Any]:
     """The top-level fields beside OpenAI's: the citation records, the cited papers as CSL-JSON `references` (for
     a reference manager), the answer sentence by sentence, each `verified` or not (RAG_UNVERIFIED=show; an
     unverified sentence has no marker, so no annotation), with a refusal the papers that came closest, and what was
-    searched for."""
+    searched for, and the answer's `note` (a fallback, an answer given anyway)."""
     contract = answer.contract()
-    extras = {key: contract[key] for key in ("citations", "sentences", "nearest", "searched")}
+    extras = {key: contract[key] for key in ("citations", "sentences", "nearest", "searched", "note")}
     return {**extras, "references": references}
 
 
