@@ -112,8 +112,9 @@ def test_a_wrong_citation_is_reattributed_and_an_unsupported_sentence_dropped(sc
     report = answer.contract()["verifier"]
     assert (report["kept"], report["reattributed"], report["dropped"]) == (0, 1, 1)
     assert report["dropped_sentences"] == [
-        {"text": f"{UNSUPPORTED}.", "reason": "no retrieved abstract supports it", "quote": None, "doc_id": None}
-    ]
+        {"text": f"{UNSUPPORTED}.", "reason": "no retrieved abstract supports it", "quote": None, "doc_id": None,
+         "detail": "the abstract does not mention 'Europe'"}  # what the exact checks found
+    ]  # fmt: skip
     assert [d.kind for d in answer.verifier.dropped_sentences] == ["unsupported"]
 
 
@@ -191,7 +192,7 @@ def test_a_contradicted_sentence_is_dropped_with_the_contradicting_quote(scripte
     [dropped] = data["verifier"]["dropped_sentences"]
     assert dropped["reason"] == "contradicted by [1]" and dropped["doc_id"] == SAM_DOC
     assert "SAM alone can improve adversarial robustness" in dropped["quote"]
-    assert set(dropped) == {"text", "reason", "quote", "doc_id"}  # the contract's shape: the kind stays inside
+    assert set(dropped) == {"text", "reason", "quote", "doc_id", "detail"}  # the contract's: the kind stays inside
     answer = engine.ask(SAM_QUESTION, "local")
     assert [d.kind for d in answer.verifier.dropped_sentences] == ["contradicted"]
 

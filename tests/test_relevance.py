@@ -145,7 +145,7 @@ def test_a_verified_sentence_that_does_not_address_the_question_is_left_out(scri
     answer = engine.ask(SAM_QUESTION, "local")
     assert answer.answer == f"{SAM_FINDING} [1]."
     dropped = answer.contract()["verifier"]["dropped_sentences"]
-    assert dropped == [{"text": f"{SAM_CODE}.", "reason": OFF_TOPIC, "quote": None, "doc_id": None}]
+    assert dropped == [{"text": f"{SAM_CODE}.", "reason": OFF_TOPIC, "quote": None, "doc_id": None, "detail": None}]
 
 
 def test_a_local_model_is_given_the_most_relevant_sentences_to_pick_from(scripted) -> None:
