@@ -57,6 +57,15 @@ def test_a_refused_question_can_be_answered_anyway(seeds_env) -> None:
     assert not data["refused"] and data["citations"] and data["note"].startswith("Answered as asked")
 
 
+def test_a_chat_can_have_its_last_refusal_answered_anyway(seeds_env) -> None:
+    chat = subprocess.run([sys.executable, "-m", "rag", "chat", "--llm", "extractive"], env=seeds_env, cwd=ROOT,
+                          input="/anyway\nIs there a way to tell whether a text was written by ChatGPT?\n/anyway\n",
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert chat.returncode == 0 and "(nothing was refused)" in chat.stderr  # before any question
+    refused, answered = chat.stdout.split("/anyway in `rag chat`")
+    assert "do not answer this question" in refused and "Note: Answered as asked" in answered and "[1]" in answered
+
+
 def test_stats(seeds_env) -> None:
     out = run_rag("stats", "--json", env=seeds_env)
     info = json.loads(out.stdout)

@@ -67,6 +67,12 @@ def test_the_tools_search_answer_verify_and_say_what_is_wrong(engine) -> None:
             refused = await client.call_tool("ask", {"question": "What is the boiling point of tungsten?",
                                                      "backend": "extractive"})  # fmt: skip
             assert refused.structured_content["refused"] and refused.structured_content["citations"] == []
+            chatgpt = {"question": "Is there a way to tell whether a text was written by ChatGPT?",
+                       "backend": "extractive"}  # fmt: skip
+            turned_away = (await client.call_tool("ask", chatgpt)).structured_content
+            anyway = (await client.call_tool("ask", {**chatgpt, "answer_anyway": True})).structured_content
+            assert turned_away["refused"] and not anyway["refused"] and anyway["citations"]  # a refusal is not final
+            assert anyway["note"].startswith("Answered as asked")
 
             verdict = (await client.call_tool("verify", {"claim": SAM_CLAIM, "doc_id": SAM_DOC})).structured_content
             assert verdict["verdict"] == "supported" and verdict["evidence"]

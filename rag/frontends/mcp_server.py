@@ -250,13 +250,20 @@ class Tools:
             Field(description='Earlier turns, [{"role": "user"|"assistant", "content": ...}], for a follow-up.'),
         ] = None,
         backend: Backend = None,
+        answer_anyway: Annotated[
+            bool,
+            Field(
+                description="Answer from the closest papers where no abstract clearly addresses the question "
+                "(a refusal the user overrides); every sentence is still verified, and the note says so."
+            ),
+        ] = False,
     ) -> CitedAnswer:
         """A cited answer from the abstracts: every sentence verified against the abstract it cites; a refusal
         (refused: true) when no indexed abstract answers."""
         history = history_pairs((turn.get("role"), turn.get("content", "")) for turn in conversation or [])
 
         def stream() -> Iterator[Any]:
-            q = self.query(question, None, venue, year_from, year_to, author)
+            q = replace(self.query(question, None, venue, year_from, year_to, author), anyway=answer_anyway)
             return self.engine.chat(backend, history).stream(q) if history else self.engine.stream(q, backend)
 
         return cited(await self.answered(stream, ctx))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from rag.answer import Event, Sentence, Token
-from rag.records import Answer
+from rag.records import Answer, Query
 from rag.text import byline, terminal_safe, where
 
 if TYPE_CHECKING:
@@ -44,7 +44,11 @@ def print_removed(answer: Answer, out: TextIO) -> None:
 
 
 def print_nearest(answer: Answer, out: TextIO) -> None:
-    print("\nClosest papers (they do not answer it; ask again in their words, or `rag ask --answer-anyway`):", file=out)
+    print(
+        "\nClosest papers (they do not answer it; ask again in their words, or answer anyway: "
+        "`rag ask --answer-anyway`, /anyway in `rag chat`):",
+        file=out,
+    )
     for paper in answer.nearest:
         title = f" · {paper.title}" if paper.title else ""
         print(terminal_safe(f"  - {where(paper.venue, paper.year)} · {paper.doc_id}{title}"), file=out)
@@ -87,7 +91,7 @@ def chat_loop(engine: Engine, backend: str | None) -> None:
     session = engine.chat(backend)
     if hasattr(sys.stdin, "reconfigure"):  # bytes that are not UTF-8 reach check_question, which says so
         sys.stdin.reconfigure(errors="surrogateescape")
-    print("Ask about the indexed abstracts. Commands: /sources, /reset, /quit", file=sys.stderr)
+    print("Ask about the indexed abstracts. Commands: /sources, /anyway, /reset, /quit", file=sys.stderr)
     while True:
         try:
             line = input("you> ").strip()
@@ -108,8 +112,14 @@ def chat_loop(engine: Engine, backend: str | None) -> None:
             else:
                 print_sources(session.last)
             continue
+        query: Query | str = line
+        if line == "/anyway":  # the last refused question, answered from the closest papers (still verified)
+            if session.last is None or not session.last.refused:
+                print("(nothing was refused)", file=sys.stderr)
+                continue
+            query = Query(session.last.question, anyway=True)
         try:
-            answer_to_terminal(session.stream(line))
+            answer_to_terminal(session.stream(query))
         except BadInput as exc:
             print(f"rag: {exc}", file=sys.stderr)
         except Exception as exc:  # the store or a server went away: this question fails, the conversation goes on
