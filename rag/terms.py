@@ -80,5 +80,11 @@ FUNCTION_WORDS = frozenset(
 
 def content_coverage(claim: str, text: str, ignored: frozenset[str] = frozenset()) -> float:
     """Share of the claim's content words (less `ignored` words) that occur in the text."""
-    words = content_words(claim) - {_stemmer().stemWord(w) for w in ignored}
+    words = content_words(claim) - _stems(ignored)
     return len(words & stemmed_words(text)) / len(words) if words else 0.0
+
+
+@cache
+def _stems(words: frozenset[str]) -> frozenset[str]:
+    stem = _stemmer().stemWord
+    return frozenset(stem(w) for w in words)

@@ -70,7 +70,7 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     counts as contained when the abstract spells it out: IVF, in vitro fertilization; a number, when the abstract
     writes it the other way: eight, 8)."""
     haystack = abstract.lower()
-    numbers = {n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS} | set(SPELLED_NUMBER.findall(claim))
+    numbers = set(checked_numbers(claim)) | set(SPELLED_NUMBER.findall(claim))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
     return sorted(missing | {t for t in names if not named_in(t, haystack)})
@@ -84,6 +84,11 @@ def named_in(name: str, haystack: str) -> bool:
     head, *rest = name.split("-")
     plain = rest and all(part.isalpha() and part.islower() and len(part) >= 4 for part in rest)
     return bool(plain) and named_in(head, haystack) and all(part in haystack for part in rest)
+
+
+def checked_numbers(text: str) -> list[str]:
+    """The numbers in digits that the checks hold a claim to, in order (small counts left out)."""
+    return [n for n in NUMBER.findall(text) if n not in NUMBER_WORDS]
 
 
 def mentions_number(number: str, haystack: str) -> bool:
@@ -134,7 +139,7 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
     for number, unit in sorted(wanted - stated):
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
-    numbers = [n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS]
+    numbers = checked_numbers(claim)
     if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(abstract)):
         return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
     return None
@@ -143,7 +148,7 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
 def restates_numbers(claim: str, abstract: str) -> bool | None:
     """Whether the claim's two or more numbers (beyond small counts) are given in the same order by one sentence
     of the abstract, or two read in order: a result restated from where it is stated. None: fewer numbers."""
-    numbers = [n for n in NUMBER.findall(claim) if n not in NUMBER_WORDS]
+    numbers = checked_numbers(claim)
     if len(numbers) < 2:
         return None
     sentences = SENTENCE_END.split(abstract)
@@ -232,10 +237,14 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 CONTENT = re.compile(r"[a-z][a-z0-9-]{3,}")
 
 
+def cut_words(text: str) -> set[str]:
+    """Words of four letters or more, cut to six letters ("MACEs" is "MACE")."""
+    return {w[:6] for w in CONTENT.findall(text.lower())}
+
+
 def anchor_words(text: str) -> set[str]:
-    """Words of four letters or more, cut to six ("MACEs" is "MACE"), and numbers: what ties a claim's words to the
-    sentence they restate."""
-    return {w[:6] for w in CONTENT.findall(text.lower())} | set(NUMBER.findall(text))
+    """The cut words and the numbers: what ties a claim's words to the sentence they restate."""
+    return cut_words(text) | set(NUMBER.findall(text))
 
 
 def closest_sentence(claim: str, evidence: str) -> str:
@@ -266,10 +275,10 @@ def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | 
         if not any(found(NEGATION, anchor) or found(NEGATION_LIKE, anchor) for anchor in anchors):
             return Objection("negation", "it is negated where the abstract is not")
     if not found(NEGATION, claim) and found(SIGNIFICANT, claim):
-        said_words = {w[:6] for w in CONTENT.findall(claim.lower())}
+        said_words = cut_words(claim)
         for sentence in SENTENCE_END.split(abstract):
             if found(NEGATION, sentence) and found(SIGNIFICANT, sentence):
-                its_words = {w[:6] for w in CONTENT.findall(sentence.lower())}
+                its_words = cut_words(sentence)
                 if len(its_words & said_words) >= DENIED_SHARE * len(its_words):
                     return Objection("negation", "it states as significant what the abstract does not")
     return None
@@ -278,12 +287,13 @@ def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | 
 DENIED_SHARE = 0.6  # of an abstract sentence's words that deny a significant finding, in a claim asserting it
 
 
-SCOPE_FAMILIES = ({"all", "every", "each"},)  # the same scope in other words: "at every rate" = "with all rates"
+EVERY = frozenset({"all", "every", "each"})  # one scope in other words: "at every rate" = "with all rates"
+EVERY_WORDS = words(*EVERY)
 
 
 def scope_words(text: str) -> set[str]:
-    said = found(SCOPE, text) | found(words("each"), text)
-    return said | {word for family in SCOPE_FAMILIES if said & family for word in family}
+    """The scope the text claims, "all", "every" and "each" standing for one another."""
+    return found(SCOPE, text) | (set(EVERY) if found(EVERY_WORDS, text) else set())
 
 
 def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
