@@ -110,3 +110,45 @@ def test_a_result_is_restated_when_its_numbers_come_in_the_abstracts_order() -> 
     assert restates_numbers("EUS reached 94% sensitivity, against 65% and 76% for MDCT and MRI.", FINDINGS)
     assert not restates_numbers("EUS reached 76% sensitivity, against 94% for MRI.", FINDINGS)
     assert restates_numbers("EUS reached 94% sensitivity.", FINDINGS) is None  # one number is no restated result
+
+
+WRITTEN_AS = (
+    "From a total of 322 246 pregnancies, 20 885 CVS results were analysed. "
+    "Fifty-one percent of hospice residents received regular treatment. "
+    "Mortality was lowest at a BMI of 22.5-25 kg/m(2). "
+    "Patients received three 5-min cycles of ischemia in the Indonesia Demographic and Health Survey. "
+    "SCFFBW7 degrades MYC, and the LXA(4) analog binds GSK-3\u03b2. "
+    "Rate of febrile neutropenia was 9.3% versus 7.4% (P = 0.56). "
+    "Only the TCR cluster was imaged."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Of 322,246 pregnancies, 20,885 chorionic villus sampling results were analysed.",  # digits grouped otherwise
+        "Regular treatment was given to 51% of hospice residents.",  # a compound number word in the abstract
+        "Mortality was lowest at a BMI of about 22.5-25 kg/m2.",  # a superscript in brackets
+        "Patients received three 5-minute cycles of ischemia.",  # a number joined to a word the abstract cuts short
+        "The data came from the Indonesia DHS.",  # an acronym of words joined by "and"
+        "The SCF-FBW7 ligase degrades MYC, and the LXA4 analog binds GSK-3beta.",  # hyphens, brackets, Greek letters
+        "Febrile neutropenia was 9.3% against 7.4%, a difference that was not significant.",  # a p-value above 0.05
+        "Only TCRs in the cluster were imaged.",  # "only" and a plural name
+    ],
+)
+def test_faithful_sentences_pass_however_the_abstract_writes_numbers_and_names(claim: str) -> None:
+    assert objection(claim, WRITTEN_AS, WRITTEN_AS) is None
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Of 322,246 pregnancies, 20,855 results were analysed.",
+        "Regular treatment was given to 15% of hospice residents.",
+        "Patients received three 5-minute cycles of ischemia in the Danish National Patient Registry.",
+        "The SCF-FBW9 ligase degrades MYC.",
+        "Regular treatment was not given to hospice residents.",
+    ],
+)
+def test_those_normalisations_still_catch_a_changed_number_name_or_negation(claim: str) -> None:
+    assert objection(claim, WRITTEN_AS, WRITTEN_AS) is not None

@@ -61,3 +61,25 @@ def test_training_never_reads_a_held_out_or_evaluated_abstract(splits) -> None:
     assert origins["answer"] >= 3000 and origins["scifact"] >= 1000
     leaked = [p for p in trained if p.premise in unseen or p.hypothesis in unseen]
     assert not leaked, leaked[:3]
+
+
+def test_written_claims_are_split_by_abstract_and_never_about_an_evaluated_or_held_out_one() -> None:
+    """eval/datasets/written_claims/: the capable models' claims that tune the exact checks, and their held-out
+    part, split by the rule they were written under."""
+    import json
+    import sys
+
+    folder = ap.DATASETS / "written_claims"
+    sys.path.insert(0, str(folder))
+    import written  # the split rule the data was written under
+
+    parts = {p: [json.loads(line) for line in (folder / f"{p}.jsonl").read_text().splitlines()]
+             for p in ("tune", "heldout")}  # fmt: skip
+    docs = {p: {c["doc_id"] for c in rows} for p, rows in parts.items()}
+    assert not docs["tune"] & docs["heldout"] and len(parts["tune"]) + len(parts["heldout"]) >= 900
+    assert all(written.split_of(d) == p for p, ds in docs.items() for d in ds)
+    usable = ap.training_abstracts()
+    assert all(d in usable for ds in docs.values() for d in ds)  # never the seeds, an evaluated or held-out abstract
+    for c in parts["tune"] + parts["heldout"]:
+        assert c["label"] in written.KINDS and c["kind"] in written.KINDS[c["label"]], c["id"]
+        assert any(c["premise"].startswith(s) for s in usable[c["doc_id"]]), c["id"]  # the sentence(s) it rests on

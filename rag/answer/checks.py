@@ -69,26 +69,61 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     """Numbers (in digits or words) and named terms of the claim that the abstract does not contain (an acronym
     counts as contained when the abstract spells it out: IVF, in vitro fertilization; a number, when the abstract
     writes it the other way: eight, 8)."""
-    haystack = abstract.lower()
+    haystack = as_written(abstract)
     numbers = set(checked_numbers(claim)) | set(SPELLED_NUMBER.findall(claim))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
     return sorted(missing | {t for t in names if not named_in(t, haystack)})
 
 
+GROUPED_DIGITS = re.compile(r"(?<=\d)[,\u2009\u202f ](?=\d{3}(?![\d.,]\d))")  # "20 885", "20,885": 20885
+SUPERSCRIPT = re.compile(r"(?<=[a-z])\((\d)\)")  # "kg/m(2)": kg/m2
+GREEK = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03ba": "kappa", "\u03bc": "mu"}
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+UNIT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+COMPOUND_NUMBER = re.compile(rf"\b({'|'.join(TENS)})[- ]({'|'.join(UNIT_WORDS)})\b")
+
+
+def as_written(text: str) -> str:
+    """The text lower-cased, as the checks search it: digits grouped by commas or spaces joined, "m(2)" as "m2",
+    Greek letters by name, and compound number words as digits beside the words ("fifty-one (51)")."""
+    text = SUPERSCRIPT.sub(r"\1", GROUPED_DIGITS.sub("", text.lower()))
+    for letter, name in GREEK.items():
+        text = text.replace(letter, name)
+    return COMPOUND_NUMBER.sub(lambda m: f"{m.group(0)} ({TENS[m[1]] + UNIT_WORDS[m[2]]})", text)
+
+
+def compact(text: str) -> str:
+    """Without hyphens and brackets: "SCF-FBW7" is "SCFFBW7", "LXA(4)" is "LXA4"."""
+    return re.sub(r"[()\[\]-]", "", text)
+
+
+NAME_CONNECTORS = r"(?:(?:and|of|the|for|in|on|to|with)[\s-]+)?"  # "DHS": Demographic and Health Survey
+
+
 def named_in(name: str, haystack: str) -> bool:
-    """Whether the (lower-cased) abstract names it: as written, spelled out (an acronym), or, for a name joined to
-    plain words ("CT-measured", "MRI-based"), the name itself with those words anywhere."""
-    if name.lower() in haystack or spelled_out(name, haystack):
+    """Whether the abstract (`as_written`) names it: as written, or without hyphens and brackets, in the singular
+    ("TCRs"), spelled out (an acronym), or, for a name or number joined to plain words ("CT-measured",
+    "5-minute"), the name itself with those words' stems anywhere."""
+    lowered = as_written(name)
+    if lowered in haystack or compact(lowered) in compact(haystack) or spelled_out(name, haystack):
         return True
+    if name[-1] == "s" and name[-2:-1].isupper():
+        return named_in(name[:-1], haystack)
     head, *rest = name.split("-")
-    plain = rest and all(part.isalpha() and part.islower() and len(part) >= 4 for part in rest)
-    return bool(plain) and named_in(head, haystack) and all(part in haystack for part in rest)
+    if not rest or not all(part.isalpha() and part.islower() and len(part) >= 4 for part in rest):
+        return False
+    found_head = mentions_number(head, haystack) if NUMBER.fullmatch(head) else named_in(head, haystack)
+    return found_head and all(part[:STEM] in haystack for part in rest)
+
+
+STEM = 3  # letters of a joined word that must occur: "5-minute" where the abstract says "5-min"
 
 
 def checked_numbers(text: str) -> list[str]:
-    """The numbers in digits that the checks hold a claim to, in order (small counts left out)."""
-    return [n for n in NUMBER.findall(text) if n not in NUMBER_WORDS]
+    """The numbers in digits that the checks hold a claim to, in order (small counts left out), without the commas
+    that group their digits."""
+    return [n for n in NUMBER.findall(GROUPED_DIGITS.sub("", text)) if n not in NUMBER_WORDS]
 
 
 def mentions_number(number: str, haystack: str) -> bool:
@@ -113,10 +148,7 @@ def spelled_out(acronym: str, text: str) -> bool:
     """Whether consecutive words of the (lower-cased) text start with the acronym's letters in order."""
     if not acronym.isalpha() or not acronym.isupper() or not 2 <= len(acronym) <= 6:
         return False
-    initials = "".join(word[0] for word in re.findall(r"[a-z]+", text))
-    return acronym.lower() in initials and bool(
-        re.search(r"\b" + r"[a-z]*[\s-]+".join(acronym.lower()) + r"[a-z]*", text)
-    )
+    return bool(re.search(r"\b" + (r"[a-z]*[\s-]+" + NAME_CONNECTORS).join(acronym.lower()) + r"[a-z]*", text))
 
 
 def is_name(token: str) -> bool:
@@ -140,7 +172,7 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
     numbers = checked_numbers(claim)
-    if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(abstract)):
+    if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(as_written(abstract))):
         return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
     return None
 
@@ -151,7 +183,7 @@ def restates_numbers(claim: str, abstract: str) -> bool | None:
     numbers = checked_numbers(claim)
     if len(numbers) < 2:
         return None
-    sentences = SENTENCE_END.split(abstract)
+    sentences = SENTENCE_END.split(as_written(abstract))
     pairs = [a + " " + b for i, a in enumerate(sentences) for b in sentences[i + 1 :]]
     return any(in_order(numbers, NUMBER.findall(text)) for text in sentences + pairs)
 
@@ -211,7 +243,7 @@ SCOPE = words(
     r"all", r"every", r"always", r"any", r"first", r"state[- ]of[- ]the[- ]art", r"best", r"universal\w*",
     r"entirely", r"completely", r"guarantee\w*", r"prov(?:e|es|ed|en)", r"cures?", r"definitive\w*",
     r"conclusive\w*", r"eliminat\w*", r"certain(?:ty|ly)", r"undoubtedly",
-    r"never", r"only", r"unprecedented", r"optimal", r"perfect\w*",
+    r"never", r"unprecedented", r"optimal", r"perfect\w*",
 )  # fmt: skip
 CAUSE = words(
     r"because", r"due to", r"caused by", r"owing to", r"as a result of", r"driven by", r"explained by",
@@ -263,6 +295,7 @@ def around(text: str, match: re.Match[str], reach: int = 40) -> str:
 
 
 SIGNIFICANT = words(r"significant(?:ly)?")
+NOT_SIGNIFICANT = re.compile(r"\bp\s*(?:=|>|\u2265)\s*0?\.(?:0[5-9]|[1-9])|\bn\.?s\.?\)", re.I)  # "(P = 0.56)"
 
 
 def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
@@ -272,7 +305,7 @@ def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | 
     said = [m for m in NEGATION.finditer(claim) if claim[m.start() : m.end() + 5].lower() != "not only"]
     if said:
         anchors = [closest_sentence(claim, evidence)] + [closest_sentence(around(claim, m), abstract) for m in said]
-        if not any(found(NEGATION, anchor) or found(NEGATION_LIKE, anchor) for anchor in anchors):
+        if not any(found(NEGATION, a) or found(NEGATION_LIKE, a) or NOT_SIGNIFICANT.search(a) for a in anchors):
             return Objection("negation", "it is negated where the abstract is not")
     if not found(NEGATION, claim) and found(SIGNIFICANT, claim):
         said_words = cut_words(claim)
