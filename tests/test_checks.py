@@ -152,3 +152,24 @@ def test_faithful_sentences_pass_however_the_abstract_writes_numbers_and_names(c
 )
 def test_those_normalisations_still_catch_a_changed_number_name_or_negation(claim: str) -> None:
     assert objection(claim, WRITTEN_AS, WRITTEN_AS) is not None
+
+
+OUTCOMES = (
+    "Morbidity decreased from 48.6% to 46.1% (p = 0.6). "
+    "The risk of CIN2+ was highest among women younger than 30 years. "
+    "Neighbouring cell membranes promote junction formation."
+)
+
+
+@pytest.mark.parametrize(
+    "claim, kind",
+    [
+        ("Morbidity fell significantly from 48.6% to 46.1%.", "negation"),  # a p-value of 0.6 is not significant
+        ("The risk of CIN2+ was lowest among women younger than 30 years.", "direction"),
+        ("Neighbouring cell membranes impede junction formation.", "direction"),
+    ],
+)
+def test_a_significance_the_p_value_denies_and_superlatives_or_verbs_reversed(claim: str, kind: str) -> None:
+    found = objection(claim, OUTCOMES, OUTCOMES)
+    assert found is not None and found.kind == kind, found
+    assert objection("Morbidity fell from 48.6% to 46.1%, not significantly.", OUTCOMES, OUTCOMES) is None

@@ -229,11 +229,13 @@ UP = words(
     r"increas\w*", r"higher", r"more", r"improv\w*", r"greater", r"larger", r"rais\w*", r"ris(?:e|es|ing)", r"rose",
     r"boost\w*", r"enhanc\w*", r"gain\w*", r"outperform\w*", r"better", r"faster", r"elevat\w*", r"superior",
     r"exceed\w*", r"accelerat\w*", r"strengthen\w*", r"up-?regulat\w*", r"promot\w*", r"surpass\w*", r"beats?",
+    r"highest", r"augment\w*",
 )  # fmt: skip
 DOWN = words(
     r"decreas\w*", r"lower", r"less", r"fewer", r"reduc\w*", r"smaller", r"declin\w*", r"drop\w*", r"fall\w*", r"fell",
     r"diminish\w*", r"worse", r"slower", r"underperform\w*", r"inferior", r"degrad\w*", r"worsen\w*", r"impair\w*",
     r"weaken\w*", r"down-?regulat\w*", r"suppress\w*", r"inhibit\w*", r"hurt\w*", r"harm\w*", r"lags?",
+    r"lowest", r"slow(?:s|ed|ing)?", r"imped\w*", r"attenuat\w*",
 )  # fmt: skip
 HEDGE = words(
     r"may", r"might", r"could", r"suggest\w*", r"possibl\w*", r"potential\w*", r"likely", r"appears?", r"seems?",
@@ -310,13 +312,19 @@ def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | 
     if not found(NEGATION, claim) and found(SIGNIFICANT, claim):
         said_words = cut_words(claim)
         for sentence in SENTENCE_END.split(abstract):
-            if found(NEGATION, sentence) and found(SIGNIFICANT, sentence):
+            if (found(NEGATION, sentence) and found(SIGNIFICANT, sentence)) or not_significant(sentence):
                 its_words = cut_words(sentence)
                 if len(its_words & said_words) >= DENIED_SHARE * len(its_words):
                     return Objection("negation", "it states as significant what the abstract does not")
     return None
 
 
+def not_significant(sentence: str) -> bool:
+    """A p-value of 0.05 or more and none below it: "decreased from 48.6% to 46.1% (p = 0.6)"."""
+    return bool(NOT_SIGNIFICANT.search(sentence)) and not SIGNIFICANT_P.search(sentence)
+
+
+SIGNIFICANT_P = re.compile(r"\bp\s*(?:<|=|\u2264)\s*0?\.0(?:[0-4]|5\d)", re.I)
 DENIED_SHARE = 0.6  # of an abstract sentence's words that deny a significant finding, in a claim asserting it
 
 
