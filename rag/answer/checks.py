@@ -145,7 +145,8 @@ def proper_nouns(claim: str) -> set[str]:
 
 
 def spelled_out(acronym: str, text: str) -> bool:
-    """Whether consecutive words of the (lower-cased) text start with the acronym's letters in order."""
+    """Whether consecutive words of the (lower-cased) text start with the acronym's letters in order, short words
+    such as "and" or "of" between them aside."""
     if not acronym.isalpha() or not acronym.isupper() or not 2 <= len(acronym) <= 6:
         return False
     return bool(re.search(r"\b" + (r"[a-z]*[\s-]+" + NAME_CONNECTORS).join(acronym.lower()) + r"[a-z]*", text))
