@@ -66,12 +66,14 @@ def test_training_never_reads_a_held_out_or_evaluated_abstract(splits) -> None:
 def test_written_claims_are_split_by_abstract_and_never_about_an_evaluated_or_held_out_one() -> None:
     """eval/datasets/written_claims/: the capable models' claims that tune the exact checks, and their held-out
     part, split by the rule they were written under."""
+    import importlib.util
     import json
-    import sys
 
     folder = ap.DATASETS / "written_claims"
-    sys.path.insert(0, str(folder))
-    import written  # the split rule the data was written under
+    spec = importlib.util.spec_from_file_location("written", folder / "written.py")
+    assert spec and spec.loader
+    written = importlib.util.module_from_spec(spec)  # the split rule the data was written under
+    spec.loader.exec_module(written)
 
     parts = {p: [json.loads(line) for line in (folder / f"{p}.jsonl").read_text().splitlines()]
              for p in ("tune", "heldout")}  # fmt: skip

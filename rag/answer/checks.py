@@ -299,6 +299,7 @@ def around(text: str, match: re.Match[str], reach: int = 40) -> str:
 
 SIGNIFICANT = words(r"significant(?:ly)?")
 NOT_SIGNIFICANT = re.compile(r"\bp\s*(?:=|>|\u2265)\s*0?\.(?:0[5-9]|[1-9])|\bn\.?s\.?\)", re.I)  # "(P = 0.56)"
+SIGNIFICANT_P = re.compile(r"\bp\s*(?:<|=|\u2264)\s*0?\.0(?:[0-4]|5\d)", re.I)  # "(p < 0.001)"
 
 
 def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
@@ -325,7 +326,6 @@ def not_significant(sentence: str) -> bool:
     return bool(NOT_SIGNIFICANT.search(sentence)) and not SIGNIFICANT_P.search(sentence)
 
 
-SIGNIFICANT_P = re.compile(r"\bp\s*(?:<|=|\u2264)\s*0?\.0(?:[0-4]|5\d)", re.I)
 DENIED_SHARE = 0.6  # of an abstract sentence's words that deny a significant finding, in a claim asserting it
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 from rag.training.answer_pairs import training_abstracts
@@ -57,6 +58,12 @@ def choose(out: Path, writers: int, per_writer: int) -> None:
     print(f"{len(picked)} abstracts in {writers} files -> {out}")
 
 
+def bad_input(message: str) -> None:
+    """One line on stderr and exit 2, before anything is written."""
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
 def merge(parts: Path) -> None:
     docs = usable()
     rows: list[dict] = []
@@ -65,9 +72,11 @@ def merge(parts: Path) -> None:
             if not line.strip():
                 continue
             row = json.loads(line)
-            sentences = docs[row["doc_id"]]
-            if row["kind"] not in KINDS[row["label"]]:
-                raise SystemExit(f"{path.name}:{n}: kind {row['kind']!r} is not a {row['label']} kind")
+            sentences = docs.get(row["doc_id"], [])
+            if row["label"] not in KINDS or row["kind"] not in KINDS[row["label"]]:
+                bad_input(f"{path.name}:{n}: kind {row['kind']!r} is not a {row['label']!r} kind")
+            if not sentences or not all(1 <= i <= len(sentences) for i in row["premise"]):
+                bad_input(f"{path.name}:{n}: {row['doc_id']} was not given, or has no sentence {row['premise']}")
             premise = " ".join(sentences[i - 1] for i in row["premise"])
             gold = [row["doc_id"]] if row["label"] != "NEI" else []
             rows.append({"question": row["question"].strip(), "doc_id": row["doc_id"], "label": row["label"],
