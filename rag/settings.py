@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     verifier: VerifierKind = Field("auto", validation_alias=_env("RAG_VERIFIER"))
     verifier_model: Path | None = Field(None, validation_alias=_env("RAG_VERIFIER_MODEL"))
     unverified: Unverified = Field("drop", validation_alias=_env("RAG_UNVERIFIED"))
+    verifier_acceptance: float | None = Field(
+        None, gt=0, lt=1, validation_alias=_env("RAG_VERIFIER_ACCEPTANCE")
+    )  # unset: the acceptor's recorded operating point (rag/models/verifier/acceptor.json)
     entailment_support: float = Field(0.9, ge=0, le=1, validation_alias=_env("RAG_ENTAILMENT_SUPPORT"))
     entailment_contradict: float | None = Field(
         None, gt=0, le=1, validation_alias=_env("RAG_ENTAILMENT_CONTRADICT")

@@ -29,10 +29,14 @@ CLAIMS = [
 ]
 
 
+SUPPORTED = "Using SAM alone can improve adversarial robustness."  # the abstract's words: supported by any judge
+
+
 def test_the_judge_on_hand_written_claims(engine: Engine) -> None:
-    """A floor on the judge's quality: at most two of the nine hand-written cases wrong. Known misses of the shipped
-    model (see its closing note): the direction swap "...but sacrifices clean accuracy" is judged supported, and
-    the ESM-AA paraphrase is judged not enough information."""
+    """A floor on the judge's quality: at most two of the nine hand-written cases wrong. Known misses: the direction
+    swap "...but sacrifices clean accuracy" is judged supported by the cross-encoder (short claims are its), and the
+    acceptor (claims of 12 words or more) does not confirm the plain-words paraphrase "Training with SAM by
+    itself ..."."""
     wrong = []
     for claim, doc_id, expected in CLAIMS:
         verdict = engine.verify(claim, doc_id)
@@ -75,8 +79,8 @@ def test_cli_verify_one_claim_and_a_file(cli_env, seeds_settings, tmp_path) -> N
     assert record["verdict"] == "contradicted" and record["doc_id"] == SAM_DOC and record["quote"]
     claims = write_jsonl(
         tmp_path / "claims.jsonl",
-        [{"id": "a", "claim": CLAIMS[0][0], "doc_id": SAM_DOC}, {"id": "b", "claim": "Anything.", "doc_id": "nope#1"},
-         "not json", {"id": "c", "claim": CLAIMS[0][0], "doc_id": SAM_DOC}],
+        [{"id": "a", "claim": SUPPORTED, "doc_id": SAM_DOC}, {"id": "b", "claim": "Anything.", "doc_id": "nope#1"},
+         "not json", {"id": "c", "claim": SUPPORTED, "doc_id": SAM_DOC}],
     )  # fmt: skip
     out = run_rag("verify", "--claims", str(claims), "--json", env=env)
     lines = [json.loads(line) for line in out.stdout.splitlines()]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from rag.answer.acceptance import MIN_WORDS, acceptance_features
 from rag.answer.checks import lexical_gaps, restates_numbers
 from rag.answer.entailment import Judgement, Label, decide, read_evidence
 from rag.answer.sources import Source
@@ -19,6 +20,7 @@ from rag.terms import FUNCTION_WORDS, content_coverage
 if TYPE_CHECKING:
     import numpy as np
 
+    from rag.answer.acceptance import Acceptor
     from rag.answer.entailment import EntailmentModel
     from rag.answer.llm import LLM
 
@@ -62,14 +64,26 @@ class ModelJudge:
     tuning claims it confirmed 5 of 15); with this, 11 of 15, for one more contradicted SciFact dev claim of 18
     kept (benchmarks/verifier_quality.py --claims eval/datasets/pubmedqa_claims/tune.jsonl)."""
 
-    def __init__(self, model: EntailmentModel, support: float, contradict: float | None, similarity: float) -> None:
+    def __init__(
+        self,
+        model: EntailmentModel,
+        support: float,
+        contradict: float | None,
+        similarity: float,
+        acceptor: Acceptor | None = None,
+    ) -> None:
+        """`acceptor`: the bundled models' (rag/answer/acceptance.py), which then decides claims of MIN_WORDS words
+        or more instead of the model's probabilities and the restatement rule."""
         self.model = model
         self.support = support
         self.contradict = contradict
         self.similarity = similarity
+        self.acceptor = acceptor
 
     def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
         assert source.vectors is not None
+        if self.acceptor is not None and len(claim.split()) >= MIN_WORDS:
+            return self.accepted(claim, claim_vector, source, self.acceptor)
         similarities = source.vectors @ claim_vector
         evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities, self.support)
         verdict = decide(evidence, self.support, self.contradict)
@@ -77,6 +91,21 @@ class ModelJudge:
             best = int(similarities.argmax())
             return Judgement("supported", float(similarities[best]), source.sentences[best].strip(), (best,))
         return verdict
+
+    def accepted(self, claim: str, claim_vector: np.ndarray, source: Source, acceptor: Acceptor) -> Judgement:
+        """The acceptor's verdict, quoting the closest sentence. The cross-encoder reads that sentence only when
+        a contradiction threshold is set (RAG_ENTAILMENT_CONTRADICT): the shipped model has no operating point."""
+        assert source.vectors is not None
+        best = int((source.vectors @ claim_vector).argmax())
+        sentence = source.sentences[best].strip()
+        p = acceptor.probability(acceptance_features(claim, claim_vector, source))
+        if p >= acceptor.threshold:
+            return Judgement("supported", p, sentence, (best,))
+        if self.contradict is not None:
+            contradiction = float(self.model.probabilities([(sentence, claim)])[0, 1])
+            if contradiction >= self.contradict:
+                return Judgement("contradicted", contradiction, sentence, (best,))
+        return Judgement("not_enough_info", 1 - p, sentence, (best,))
 
     def restated(self, claim: str, similarities: np.ndarray, source: Source) -> bool:
         """In mostly the abstract's words, close to one of its sentences; or a result restated with its numbers in

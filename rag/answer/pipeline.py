@@ -312,10 +312,14 @@ def make_judge(settings: Settings) -> Judge:
     checks whole answers and falls back to this one."""
     if settings.verifier == "lexical":
         return LexicalJudge(settings.support_threshold, settings.support_coverage)
+    from rag.answer.acceptance import load_acceptor
     from rag.answer.entailment import CONTRADICTION_OPERATING_POINT, entailment_model
 
     point = settings.entailment_contradict or CONTRADICTION_OPERATING_POINT
-    return ModelJudge(entailment_model(settings), settings.entailment_support, point, settings.support_threshold)
+    bundled = not (settings.verifier_model or settings.embedding_model or settings.embedding_base_url)
+    acceptor = load_acceptor(threshold=settings.verifier_acceptance) if bundled else None
+    model = entailment_model(settings)
+    return ModelJudge(model, settings.entailment_support, point, settings.support_threshold, acceptor)
 
 
 # ----- the pipeline ----------------------------------------------------------------------------------------------

@@ -429,6 +429,26 @@ def train_verifier(
     print(json.dumps(record, ensure_ascii=False))
 
 
+@app.command(name="train-acceptor")
+def train_acceptor(
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Where to write acceptor.json (default: the shipped rag/models/verifier)."),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=8, help="Read only N claims of each tuning file: a quick check, not a usable one."),
+    ] = None,
+) -> None:
+    """Rebuild the bundled judge's acceptor from the tuning claims (fixed seed, CPU, about a minute); prints its
+    record, with the cross-validated operating point."""
+    from rag.answer.acceptance import ACCEPTOR_DIR
+    from rag.training.acceptor import AcceptorConfig, build
+
+    record = build(out or ACCEPTOR_DIR, AcceptorConfig(limit=limit), log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(record, ensure_ascii=False))
+
+
 @app.command(name="train-instruction-filter")
 def train_instruction_filter(
     out: Annotated[
