@@ -31,10 +31,34 @@ def test_the_shipped_acceptor_is_intact_and_a_changed_one_is_refused(tmp_path: P
     assert record["features"] == list(FEATURES) and record["min_words"] == MIN_WORDS and acceptor.trees
     for name in ("acceptor.json", "acceptor.sha256"):
         shutil.copy(ACCEPTOR_DIR / name, tmp_path / name)
-    changed = (tmp_path / "acceptor.json").read_text().replace('"threshold": ', '"threshold": 0.0', 1)
-    (tmp_path / "acceptor.json").write_text(changed)
+    text = (tmp_path / "acceptor.json").read_text()
+    (tmp_path / "acceptor.json").write_text(text.replace(f'"threshold": {record["threshold"]}', '"threshold": 0.1', 1))
     with pytest.raises(RuntimeError, match="checksum"):
         load_acceptor(tmp_path)
+    other = json.dumps({**record, "features": [*FEATURES[:-1], "characters"]}).encode()  # a valid checksum
+    (tmp_path / "acceptor.json").write_bytes(other)
+    (tmp_path / "acceptor.sha256").write_text(hashlib.sha256(other).hexdigest() + "  acceptor.json\n")
+    with pytest.raises(RuntimeError, match="other features"):
+        load_acceptor(tmp_path)
+
+
+def test_exported_trees_decide_as_scikit_learn_does_missing_values_included() -> None:
+    """The trees `rag train-acceptor` writes, read in plain Python, give scikit-learn's probabilities, NaN too."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from rag.training.acceptor import exported
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(400, 4))
+    y = x[:, 0] + 0.5 * x[:, 1] ** 2 > 0.3
+    x[rng.random(x.shape) < 0.1] = np.nan  # scikit-learn learns where missing values go
+    model = HistGradientBoostingClassifier(max_depth=2, max_iter=30, random_state=0).fit(x, y)
+    baseline, trees = exported(model)
+    acceptor = Acceptor(trees, baseline, 0.5)
+    ours = [acceptor.probability(row.tolist()) for row in x]
+    assert np.allclose(ours, model.predict_proba(x)[:, 1], atol=1e-9)
+    assert any(node[5] == 1 for tree in trees for node in tree if node[0] >= 0)  # some NaN goes left
 
 
 def test_the_operating_point_setting_moves_the_decision(seeds_settings, engine: Engine) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag.answer.checks import checked_numbers, restates_numbers
+from rag.answer.checks import EVIDENCE_SENTENCES, checked_numbers, restates_numbers
 from rag.terms import FUNCTION_WORDS, content_coverage, content_words, stemmed_words
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ FEATURES = (
     "numbers",
     "words",
 )
-EVIDENCE = 3  # sentences the evidence coverage reads (the exact checks read the same number)
 # The acceptor decides claims of this many words or more. It learned from answer-style sentences (the written
 # tuning claims: 15-30 words for 9 in 10); shorter ones, such as SciFact's expert claims, it rejects almost always
 # (trained without them: 0-3 % of the supported SciFact dev claims kept), so they go to the cross-encoder and the
@@ -62,7 +61,7 @@ def acceptance_features(claim: str, claim_vector: np.ndarray, source: Source) ->
     pair = source.vectors[order[:2]].sum(axis=0)
     whole = source.vectors.mean(axis=0)
     text = source.checkable
-    evidence = " ".join(source.sentences[i] for i in sorted(order[:EVIDENCE]))
+    evidence = " ".join(source.sentences[i] for i in sorted(order[:EVIDENCE_SENTENCES]))
     words = content_words(claim)
     restated = restates_numbers(claim, text)
 
@@ -87,8 +86,10 @@ def acceptance_features(claim: str, claim_vector: np.ndarray, source: Source) ->
 
 @dataclass(frozen=True)
 class Acceptor:
-    """Trees of (feature, threshold, left, right, value) nodes (feature -1: a leaf holding value); the probability
-    of support is the logistic of the baseline plus each tree's leaf; `threshold`: the operating point."""
+    """Trees of (feature, threshold, left, right, value, missing goes left) nodes (feature -1: a leaf holding value),
+    read as scikit-learn reads them (left when the feature is at most the threshold; a NaN by the last field); the
+    probability of support is the logistic of the baseline plus each tree's leaf; `threshold`: the operating
+    point."""
 
     trees: list[list[list[float]]]
     baseline: float
@@ -99,7 +100,9 @@ class Acceptor:
         for nodes in self.trees:
             node = nodes[0]
             while node[0] >= 0:
-                node = nodes[int(node[2] if features[int(node[0])] <= node[1] else node[3])]
+                value = features[int(node[0])]
+                left = value <= node[1] if value == value else node[5]  # value != value: NaN
+                node = nodes[int(node[2] if left else node[3])]
             raw += node[4]
         return 1.0 / (1.0 + math.exp(-raw))
 
@@ -111,6 +114,6 @@ def load_acceptor(folder: Path = ACCEPTOR_DIR, threshold: float | None = None) -
     if hashlib.sha256(data).hexdigest() != (folder / "acceptor.sha256").read_text().split()[0]:
         raise RuntimeError(f"{path} does not match its recorded checksum: rebuild it with `rag train-acceptor`")
     record = json.loads(data)
-    if tuple(record["features"]) != FEATURES:
-        raise RuntimeError(f"{path} was trained on other features: rebuild it with `rag train-acceptor`")
-    return Acceptor(record["trees"], record["baseline"], threshold or record["threshold"])
+    if tuple(record["features"]) != FEATURES or record["min_words"] != MIN_WORDS:
+        raise RuntimeError(f"{path} was trained on other features or claims: rebuild it with `rag train-acceptor`")
+    return Acceptor(record["trees"], record["baseline"], record["threshold"] if threshold is None else threshold)

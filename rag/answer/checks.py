@@ -268,6 +268,7 @@ CAUSE_LIKE = words(
 )  # fmt: skip, words with which an abstract gives a cause
 
 
+EVIDENCE_SENTENCES = 3  # the abstract sentences closest to a claim: what the checks (and the acceptor) read it against
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 CONTENT = re.compile(r"[a-z][a-z0-9-]{3,}")
 

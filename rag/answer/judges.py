@@ -8,6 +8,7 @@ content-word coverage); `LLMJudge` (RAG_VERIFIER=llm) asks an API model about a 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Protocol
 
 from rag.answer.acceptance import MIN_WORDS, acceptance_features
@@ -83,7 +84,7 @@ class ModelJudge:
     def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
         assert source.vectors is not None
         if self.acceptor is not None and len(claim.split()) >= MIN_WORDS:
-            return self.accepted(claim, claim_vector, source, self.acceptor)
+            return self.by_acceptor(claim, claim_vector, source, self.acceptor)
         similarities = source.vectors @ claim_vector
         evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities, self.support)
         verdict = decide(evidence, self.support, self.contradict)
@@ -92,19 +93,22 @@ class ModelJudge:
             return Judgement("supported", float(similarities[best]), source.sentences[best].strip(), (best,))
         return verdict
 
-    def accepted(self, claim: str, claim_vector: np.ndarray, source: Source, acceptor: Acceptor) -> Judgement:
-        """The acceptor's verdict, quoting the closest sentence. The cross-encoder reads that sentence only when
-        a contradiction threshold is set (RAG_ENTAILMENT_CONTRADICT): the shipped model has no operating point."""
+    def by_acceptor(self, claim: str, claim_vector: np.ndarray, source: Source, acceptor: Acceptor) -> Judgement:
+        """The acceptor's verdict, quoting the closest sentence. A claim it does not accept is read by the
+        cross-encoder only when a contradiction threshold is set (RAG_ENTAILMENT_CONTRADICT; the shipped model has
+        no operating point), as that threshold was measured: every window, the contradiction at its threshold."""
         assert source.vectors is not None
-        best = int((source.vectors @ claim_vector).argmax())
+        similarities = source.vectors @ claim_vector
+        best = int(similarities.argmax())
         sentence = source.sentences[best].strip()
         p = acceptor.probability(acceptance_features(claim, claim_vector, source))
         if p >= acceptor.threshold:
             return Judgement("supported", p, sentence, (best,))
         if self.contradict is not None:
-            contradiction = float(self.model.probabilities([(sentence, claim)])[0, 1])
-            if contradiction >= self.contradict:
-                return Judgement("contradicted", contradiction, sentence, (best,))
+            evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities)
+            verdict = decide(evidence, math.inf, self.contradict)  # support is the acceptor's to give
+            if verdict.label == "contradicted":
+                return verdict
         return Judgement("not_enough_info", 1 - p, sentence, (best,))
 
     def restated(self, claim: str, similarities: np.ndarray, source: Source) -> bool:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from rag.answer.checks import objection
+from rag.answer.checks import EVIDENCE_SENTENCES, objection
 from rag.answer.entailment import Judgement, Label
 from rag.answer.judges import Judge, LLMJudge
 from rag.answer.sources import Source
@@ -33,7 +33,6 @@ MIN_CLAIM_WORDS = 3
 REATTRIBUTION_CANDIDATES = 1  # uncited sources judged before a sentence is dropped (the closest by embedding)
 REATTRIBUTION_SIMILARITY = 0.4  # ... when their closest sentence is at least this similar to the claim
 UNSUPPORTED = "no retrieved abstract supports it"
-EVIDENCE_SENTENCES = 3  # the abstract sentences closest to a claim: what the exact checks read it against
 
 Status = Literal["kept", "reattributed", "dropped"]
 

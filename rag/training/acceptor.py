@@ -67,9 +67,9 @@ class Row:
     features: list[float]
 
 
-def read_rows(config: AcceptorConfig, log: Callable[[str], None]) -> list[Row]:
+def read_rows(config: AcceptorConfig, log: Callable[[str], None]) -> tuple[list[Row], str]:
     """Every tuning claim through the verifier's own steps: quotation, exact checks, the cross-encoder for claims
-    shorter than MIN_WORDS, and the acceptor's features for the others."""
+    shorter than MIN_WORDS, and the acceptor's features for the others; and the embeddings' precision."""
     from rag.answer.entailment import CONTRADICTION_OPERATING_POINT, EntailmentModel
     from rag.answer.judges import ModelJudge
     from rag.answer.sources import Source
@@ -78,7 +78,9 @@ def read_rows(config: AcceptorConfig, log: Callable[[str], None]) -> list[Row]:
     from rag.index.models import embedder_for
     from rag.settings import Settings
 
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="acceptor-")))
+    # every setting at its default (the bundled models, embeddings at the precision a new index here gets), whatever
+    # the environment says; only where prepared models are cached is the user's
+    settings = Settings.model_construct(data_dir=Path(tempfile.gettempdir()), model_cache=Settings().model_cache)
     claims = [(path, c) for path in TUNING for c in read_jsonl(path)[: config.limit]]
     wanted = {c["doc_id"] for _, c in claims}
     abstracts = {p.doc_id: p.abstract for p in load_corpus(CORPORA).take_papers() if p.doc_id in wanted}
@@ -105,7 +107,7 @@ def read_rows(config: AcceptorConfig, log: Callable[[str], None]) -> list[Row]:
         rows.append(Row(path.parent.name, claim["doc_id"], claim["label"] == "SUPPORT", decided, kept, features))
         if done % 200 == 0:
             log(f"read {done} of {len(claims)} claims")
-    return rows
+    return rows, embedder.precision
 
 
 def fitted(rows: list[Row], config: AcceptorConfig) -> Any:
@@ -129,6 +131,8 @@ def cross_validated(rows: list[Row], config: AcceptorConfig) -> dict[int, float]
     for fold in range(config.folds):
         model = fitted([rows[i] for i in judged if fold_of[i] != fold], config)
         held = [i for i in judged if fold_of[i] == fold]
+        if not held:  # a few claims (--limit): a fold may hold none
+            continue
         for i, p in zip(held, model.predict_proba(np.array([rows[i].features for i in held]))[:, 1], strict=True):
             probabilities[i] = float(p)
     return probabilities
@@ -165,7 +169,7 @@ def exported(model: Any) -> tuple[float, list[list[list[float]]]]:
     for (predictor,) in model._predictors:
         trees.append([
             [-1 if node["is_leaf"] else int(node["feature_idx"]), float(node["num_threshold"]), int(node["left"]),
-             int(node["right"]), float(node["value"])]
+             int(node["right"]), float(node["value"]), int(node["missing_go_to_left"])]
             for node in predictor.nodes
         ])  # fmt: skip
     return float(model._baseline_prediction.ravel()[0]), trees
@@ -179,7 +183,7 @@ def build(out: Path, config: AcceptorConfig, log: Callable[[str], None] = print)
     from rag.answer.acceptance import Acceptor
 
     began = time.monotonic()
-    rows = read_rows(config, log)
+    rows, precision = read_rows(config, log)
     judged = [r for r in rows if r.decided == "acceptor"]
     log(f"{len(rows)} claims, {len(judged)} for the acceptor; cross-validating")
     probabilities = cross_validated(rows, config)
@@ -198,6 +202,7 @@ def build(out: Path, config: AcceptorConfig, log: Callable[[str], None] = print)
         "config": asdict(config),
         "data": [str(p.relative_to(ROOT)) for p in TUNING],
         "min_words": MIN_WORDS,
+        "embedding_precision": precision,  # of the similarities it was trained on (a new index here: the same)
         "claims": {"all": len(rows)} | {d: sum(r.decided == d for r in rows) for d in DECIDED},
         "cross_validated": table,
         "cross_validated_by_set": cv,
