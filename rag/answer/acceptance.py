@@ -51,6 +51,11 @@ FEATURES = (
 MIN_WORDS = 12
 
 
+def decides(claim: str) -> bool:
+    """Whether the acceptor, rather than the cross-encoder, judges this claim."""
+    return len(claim.split()) >= MIN_WORDS
+
+
 def acceptance_features(claim: str, claim_vector: np.ndarray, source: Source) -> list[float]:
     """FEATURES of a claim against a prepared source (its sentences embedded by the bundled model)."""
     import numpy as np

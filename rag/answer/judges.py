@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Protocol
 
-from rag.answer.acceptance import MIN_WORDS, acceptance_features
+from rag.answer.acceptance import acceptance_features, decides
 from rag.answer.checks import lexical_gaps, restates_numbers
 from rag.answer.entailment import Judgement, Label, decide, read_evidence
 from rag.answer.sources import Source
@@ -83,7 +83,7 @@ class ModelJudge:
 
     def __call__(self, claim: str, claim_vector: np.ndarray, source: Source) -> Judgement:
         assert source.vectors is not None
-        if self.acceptor is not None and len(claim.split()) >= MIN_WORDS:
+        if self.acceptor is not None and decides(claim):
             return self.by_acceptor(claim, claim_vector, source, self.acceptor)
         similarities = source.vectors @ claim_vector
         evidence = read_evidence(self.model, claim, source.checkable, source.spans, similarities, self.support)

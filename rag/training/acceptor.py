@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.answer.acceptance import FEATURES, MIN_WORDS, acceptance_features
+from rag.answer.acceptance import FEATURES, MIN_WORDS, acceptance_features, decides
 from rag.corpus.loaders import load_corpus, read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +100,7 @@ def read_rows(config: AcceptorConfig, log: Callable[[str], None]) -> tuple[list[
             decided, kept = "quoted", True
         elif verifier.objection(text, vector, source) is not None:
             decided = "objected"
-        elif len(text.split()) < MIN_WORDS:
+        elif not decides(text):
             decided, kept = "short", judge(text, vector, source).label == "supported"
         else:
             features = acceptance_features(text, vector, source)
@@ -163,8 +163,9 @@ def operating_point(rows: list[Row], probabilities: dict[int, float]) -> tuple[f
 
 
 def exported(model: Any) -> tuple[float, list[list[list[float]]]]:
-    """The baseline and the trees as (feature, threshold, left, right, value) nodes; feature -1 marks a leaf. These
-    are scikit-learn's private attributes: `build` checks that the exported trees reproduce the fitted model."""
+    """The baseline and the trees as (feature, threshold, left, right, value, missing goes left) nodes; feature -1
+    marks a leaf. These are scikit-learn's private attributes: `build` checks that the exported trees reproduce
+    the fitted model."""
     trees = []
     for (predictor,) in model._predictors:
         trees.append([
