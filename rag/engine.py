@@ -48,7 +48,7 @@ class Engine:
         apps."""
         sentence_spans("Warm up. Now.")
         self.library.search(Query("warm up", 1))
-        self.pipeline.verifier.prepare([])  # loads the verifier's model
+        self.pipeline.warm_up()
         llm = self.llms.get(self.backend_name(backend))
         if llm is not None:
             llm.warm_up(load_prompt("answer_system"))

@@ -28,6 +28,14 @@ SEEDS = ROOT / "seeds"
 SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that starts `rag` as a subprocess (it takes cli_env) is slow, as the marker says: `make check` leaves
+    it to `make test`, which runs everything."""
+    for item in items:
+        if "cli_env" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the embedding model's ONNX export goes: fresh for every session, or RAG_TEST_MODEL_CACHE (make check

@@ -27,6 +27,20 @@ def test_help_does_not_import_heavy_libraries() -> None:
     assert "ingest" in out.stdout and "search" in out.stdout and "stats" in out.stdout
 
 
+def test_a_search_imports_only_what_it_needs(seeds_env) -> None:
+    """A cold `rag search` must stay quick: it neither imports bm25s (with scipy, a fifth of a second; the keyword
+    index is read with NumPy) nor anything of the LLM or training side."""
+    code = (
+        "import sys; from rag.frontends.cli import main; "
+        "rc = main(['search', 'oversmoothing in deep GNNs', '-k', '1']); "
+        "heavy = ('bm25s', 'scipy', 'torch', 'llama_index', 'llama_cpp', 'sklearn', 'sentence_transformers'); "
+        "print(rc, [m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=seeds_env)
+    assert out.stdout.strip().splitlines()[-1] == "0 []", out.stderr
+    assert "oversmoothing" in out.stdout.lower()
+
+
 def test_search_json_contract(seeds_env) -> None:
     out = run_rag("search", "protein language model with atom-level modeling", "--json", "-k", "3", env=seeds_env)
     assert out.returncode == 0, out.stderr

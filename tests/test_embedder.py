@@ -121,6 +121,13 @@ def test_an_index_records_its_precision_and_a_mismatch_says_how_to_fix_it(make_s
     other = "fp32" if expected == "int8" else "int8"
     with pytest.raises(BadInput, match=f"built with {expected} embeddings.*RAG_EMBEDDING_PRECISION is {other}"):
         Library(settings.model_copy(update={"embedding_precision": other})).search(Query("flat minima", 1))
+    # An index made at the other precision (on another machine, say): the model this machine would choose loads
+    # while Chroma opens, and is replaced by the index's own.
+    elsewhere = make_settings(data_dir=tmp_path / "elsewhere", embedding_precision=other)
+    ingest([tmp_path / "p.jsonl"], elsewhere)
+    library = Library(elsewhere.model_copy(update={"embedding_precision": "auto"}))
+    assert library.search(Query("flat minima", 1))[0].doc_id == "a"
+    assert library.embedder.precision == other
     assert choose_precision("auto", "fp32") == "fp32" and choose_precision("int8", None) == "int8"
 
 

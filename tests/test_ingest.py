@@ -516,6 +516,40 @@ def test_the_score_arrays_built_on_disk_are_the_ones_bm25s_builds(tmp_path: Path
         assert ours == theirs
 
 
+def test_words_and_scores_are_bm25s_s_without_importing_it(tmp_path: Path) -> None:
+    """Questions are tokenized and scored without bm25s (its import, with scipy's, was a fifth of a second of every
+    cold search): the words must be those bm25s.tokenize gives and the scores those of bm25s reading the same files,
+    on the evaluation sets' PubMedQA and SciFact abstracts (Unicode, numbers, hyphens) and on odd input."""
+    import bm25s
+    import numpy as np
+    import Stemmer
+
+    from rag.index.keywords import Scores, SegmentBuilder
+    from rag.terms import tokenize
+
+    corpora = [ROOT / "eval" / "datasets" / name / "corpus.jsonl" for name in ("pubmedqa", "scifact")]
+    texts = [json.loads(line)["abstract"] for path in corpora for line in path.open()]
+    texts += ["", "A", "Über naïve café: CO₂ at 3.7% and β-blockers don't", "日本語のテキスト 123 ab", "the THE The"]
+    reference = bm25s.tokenize(texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False,
+                               show_progress=False)  # fmt: skip
+    assert tokenize(texts) == reference
+
+    rows = [(f"d{i}::0", text, {"doc_id": f"d{i}"}) for i, text in enumerate(texts[:1100])]
+    SegmentBuilder.of(rows).write(tmp_path / "seg")
+    theirs, ours = bm25s.BM25.load(str(tmp_path / "seg"), mmap=True), Scores.load(tmp_path / "seg")
+    questions = [*texts[1100:1150], "insulin insulin resistance", "no word here is indexed: zzzqx", ""]
+    for question in questions:
+        words = tokenize([question])[0]
+        ids = theirs.get_tokens_ids(words)
+        expected = theirs.get_scores_from_ids(ids) if ids else None
+        got = ours.of(words)
+        assert (got is None) == (expected is None)
+        assert got is None or (got.dtype == expected.dtype and np.array_equal(got, expected))
+    assert all(ours.frequency(w) == theirs.scores["indptr"][i + 1] - theirs.scores["indptr"][i]
+               for w, i in list(ours.vocab.items())[:3000])  # fmt: skip
+    assert "" not in ours.vocab and ours.frequency("") == 0  # bm25s's empty word has no column
+
+
 def test_a_paper_with_thousands_of_authors_is_stored_once_and_filters(tmp_path: Path) -> None:
     """Author lists are kept once each, not padded per chunk to the longest (a collaboration paper on arXiv lists
     thousands of names: padded, 100,000 chunks would take gigabytes)."""

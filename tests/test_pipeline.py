@@ -197,6 +197,22 @@ def test_a_contradicted_sentence_is_dropped_with_the_contradicting_quote(scripte
     assert [d.kind for d in answer.verifier.dropped_sentences] == ["contradicted"]
 
 
+def test_the_cross_encoder_is_loaded_only_when_a_sentence_needs_it(seeds_settings, engine) -> None:
+    """A refusal and a quoted (extractive) answer to an open question judge nothing, so they do not wait for the
+    verifier's model (a third of a second of a cold `rag ask`); a sentence the model must read loads it, and so does
+    warm_up. (A yes/no question's quotes are chosen by the model's reading, so it is loaded for those.)"""
+    fresh = Engine(seeds_settings, embedder=engine.library.embedder)
+    model = fresh.pipeline.verifier.judge.model
+    assert fresh.ask("Is there a way to tell whether a text was written by ChatGPT?", "extractive").refused
+    assert fresh.ask("What causes oversmoothing in graph neural networks?", "extractive").citations
+    assert "session" not in vars(model)
+    fresh.verify("SAM alone improves adversarial robustness.", SAM_DOC)  # under MIN_WORDS: the model reads it
+    assert "session" in vars(model)
+    warmed = Engine(seeds_settings, embedder=engine.library.embedder)
+    warmed.warm_up("extractive")
+    assert "session" in vars(warmed.pipeline.verifier.judge.model)
+
+
 def judge_reply(*verdicts: tuple[str, int | None, str]) -> str:
     return json.dumps({"verdicts": [{"sentence": i, "verdict": v, "source": n, "quote": q}
                                     for i, (v, n, q) in enumerate(verdicts, start=1)]})  # fmt: skip

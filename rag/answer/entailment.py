@@ -14,11 +14,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import numpy as np
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
 
     from rag.settings import Settings
 
@@ -63,15 +66,34 @@ class EntailmentModel:
         columns: tuple[str, ...] = LABELS,
     ) -> None:
         """`path`: the ONNX file (the shipped one by default); `model_dir`: the folder of its tokenizer (the bundled
-        MiniLM's by default); `columns`: the verifier's label of each of its outputs (RAG_VERIFIER_MODEL)."""
-        from rag.onnx import bundled_model_dir, cpu_session, load_tokenizer
-
-        self.session = cpu_session(path or model_path(), len(os.sched_getaffinity(0)))
-        self.input_names = [i.name for i in self.session.get_inputs()]
-        self.tokenizer = load_tokenizer(model_dir or bundled_model_dir(), MAX_LENGTH)
-        self.tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
+        MiniLM's by default); `columns`: the verifier's label of each of its outputs (RAG_VERIFIER_MODEL). The model
+        is loaded on first use: a command that judges nothing (a refusal, a quoted answer) does not wait for it."""
+        self.path = path
+        self.model_dir = model_dir
         self.batch_size = batch_size
         self.to_labels = label_matrix(columns)
+
+    def load(self) -> None:
+        """Load the model now rather than on first use (a long-running app's first answer then does not wait)."""
+        _ = self.session, self.input_names, self.tokenizer
+
+    @cached_property
+    def session(self) -> InferenceSession:
+        from rag.onnx import cpu_session
+
+        return cpu_session(self.path or model_path(), len(os.sched_getaffinity(0)))
+
+    @cached_property
+    def input_names(self) -> list[str]:
+        return [i.name for i in self.session.get_inputs()]
+
+    @cached_property
+    def tokenizer(self) -> Tokenizer:
+        from rag.onnx import bundled_model_dir, load_tokenizer
+
+        tokenizer = load_tokenizer(self.model_dir or bundled_model_dir(), MAX_LENGTH)
+        tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
+        return tokenizer
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         import numpy as np

@@ -344,6 +344,12 @@ class Pipeline:
     def verifier(self) -> Verifier:
         return Verifier(self.library.embedder, make_judge(self.settings), self.guard)
 
+    def warm_up(self) -> None:
+        """Load the verifier's models now rather than with the first answer."""
+        self.verifier.prepare([])
+        if isinstance(self.verifier.judge, ModelJudge):
+            self.verifier.judge.model.load()
+
     def verify(self, claim: str, doc_id: str) -> Judgement:
         """What an indexed abstract says about a claim (BadInput for an unknown doc_id or an empty claim)."""
         claim = check_question(claim, self.settings.max_question_chars, "claim")

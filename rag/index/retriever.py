@@ -49,23 +49,37 @@ class Retriever:
         from concurrent.futures import ThreadPoolExecutor
 
         self.settings = settings
-        found = open_store(settings, create=False)
-        precision = found.precision() if found is not None else None
-        if found is None or precision is None:  # no precision recorded: nothing was ever stored
-            raise BadInput(EMPTY_INDEX)
-        self.chunks: ChunkStore = found
-        # the store itself when it ranks, filters and fuses (Milvus); None when the retriever does, over Chroma
-        self.searcher = cast("SearchingStore", found) if found.searches_itself else None
-        # The first call into the collection loads it (1-2 s at 300,000 chunks): the keyword index and the
-        # embedding model load meanwhile, which takes a third of a second off a cold `rag search`.
         with ThreadPoolExecutor(2) as pool:
+            # Over a local index, the embedding model loads while Chroma is imported and opened (a fifth of a second
+            # off a cold `rag search`), at the precision this machine would choose; one recorded otherwise (an index
+            # made elsewhere) loads the model again below.
+            early = pool.submit(self._ready_embedder, None) if embedder is None and self._local_index() else None
+            found = open_store(settings, create=False)
+            precision = found.precision() if found is not None else None
+            if found is None or precision is None:  # no precision recorded: nothing was ever stored
+                raise BadInput(EMPTY_INDEX)
+            self.chunks: ChunkStore = found
+            # the store itself when it ranks, filters and fuses (Milvus); None when the retriever does, over Chroma
+            self.searcher = cast("SearchingStore", found) if found.searches_itself else None
+            # The first call into the collection loads it (1-2 s at 300,000 chunks): the keyword index and the
+            # embedding model load meanwhile.
             keyword = None if self.searcher else pool.submit(KeywordIndex.load, settings.keyword_dir)
-            model = pool.submit(self._ready_embedder, precision) if embedder is None else None
+            model = early or (pool.submit(self._ready_embedder, precision) if embedder is None else None)
             chunks = found.count()
         if chunks == 0:
             raise BadInput(EMPTY_INDEX)
         self.keyword = self._checked_keyword_index(keyword.result(), chunks) if keyword else None
-        self.embedder = embedder or model.result()  # type: ignore[union-attr]
+        self.embedder = embedder or self._at_precision(model.result(), precision)  # type: ignore[union-attr]
+
+    def _local_index(self) -> bool:
+        """Whether the data directory holds an embedded Chroma index with a keyword index beside it (something was
+        ingested here), and the embeddings are computed here."""
+        settings = self.settings
+        local = settings.store == "chroma" and not settings.chroma_host and not settings.embedding_base_url
+        return local and read_manifest(settings.keyword_dir) is not None
+
+    def _at_precision(self, embedder: AnyEmbedder, precision: str) -> AnyEmbedder:
+        return embedder if embedder.precision == precision else self._ready_embedder(precision)
 
     @property
     def collection(self) -> Collection:
