@@ -17,6 +17,7 @@ from rag.answer.pipeline import REFUSAL
 from rag.corpus.loaders import load_corpus
 from rag.engine import Engine
 from rag.index.ingest import ingest
+from rag.records import Query
 from rag.text import MARKER
 
 ABSTRACTS = {p.doc_id: p.abstract for p in load_corpus([SEEDS]).papers}
@@ -89,8 +90,11 @@ def test_a_refusal_shows_the_closest_papers_with_their_closest_sentence_and_word
     assert_contract(data)
     papers = data["nearest"]
     assert len(papers) == 3 and len({p["doc_id"] for p in papers}) == 3
-    ranked = [r.doc_id for r in engine.library.search(question)][:3]
-    assert [p["doc_id"] for p in papers] == ranked  # in retrieval order
+    searched = [r.doc_id for r in engine.library.search(question)]
+    by_meaning = [r.doc_id for r in engine.library.search(Query(question, 3, mode="dense"))]
+    in_turn = list(dict.fromkeys(doc for pair in zip(searched, by_meaning, strict=False) for doc in pair))[:3]
+    assert [p["doc_id"] for p in papers] == in_turn  # the search's first and the closest by meaning, in turn
+    assert searched[:3] != in_turn  # here the two differ (a paper close in meaning that shares few words)
     for paper in papers:
         assert set(paper) == {"doc_id", "title", "venue", "year", "url", "sentence", "terms"}
         assert paper["sentence"] and paper["sentence"] in ABSTRACTS[paper["doc_id"]]
