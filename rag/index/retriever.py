@@ -50,9 +50,9 @@ class Retriever:
 
         self.settings = settings
         with ThreadPoolExecutor(2) as pool:
-            # Over a local index, the embedding model loads while Chroma is imported and opened (a fifth of a second
-            # off a cold `rag search`), at the precision this machine would choose; one recorded otherwise (an index
-            # made elsewhere) loads the model again below.
+            # Over a local index, the embedding model loads while Chroma is imported and opened (its session is made
+            # in C++, beside the import), at the precision this machine would choose; an index recorded at another
+            # (made elsewhere) loads the model again below.
             early = pool.submit(self._ready_embedder, None) if embedder is None and self._local_index() else None
             found = open_store(settings, create=False)
             precision = found.precision() if found is not None else None
