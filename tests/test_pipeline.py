@@ -12,7 +12,7 @@ from conftest import ROOT
 from scripted import ScriptedLLM
 
 from rag.answer.events import Event, Note, Sentence, Token
-from rag.answer.pipeline import UNVERIFIED_NOTE
+from rag.answer.pipeline import REFUSAL, UNVERIFIED_NOTE
 from rag.engine import Engine
 from rag.errors import BadInput
 from rag.prompts import load_prompt
@@ -205,12 +205,23 @@ def test_the_cross_encoder_is_loaded_only_when_a_sentence_needs_it(seeds_setting
     model = fresh.pipeline.verifier.judge.model
     assert fresh.ask("Is there a way to tell whether a text was written by ChatGPT?", "extractive").refused
     assert fresh.ask("What causes oversmoothing in graph neural networks?", "extractive").citations
-    assert "session" not in vars(model)
+    assert not model.loaded
     fresh.verify("SAM alone improves adversarial robustness.", SAM_DOC)  # under MIN_WORDS: the model reads it
-    assert "session" in vars(model)
+    assert model.loaded
     warmed = Engine(seeds_settings, embedder=engine.library.embedder)
     warmed.warm_up("extractive")
-    assert "session" in vars(warmed.pipeline.verifier.judge.model)
+    assert warmed.pipeline.verifier.judge.model.loaded
+
+
+def test_an_answer_of_which_nothing_is_verified_is_a_refusal(scripted) -> None:
+    """Answered anyway where no paper by the author asked for exists: the model's sentence cites nothing there, the
+    extractive fallback has no abstract to quote, so the answer is the refusal, with no nearest paper to show."""
+    engine, _ = scripted(f"{UNSUPPORTED} [1].")
+    answer = engine.ask(Query(SAM_QUESTION, author="Nobody Zzyzx", anyway=True), "local")
+    assert answer.refused and answer.answer == REFUSAL and answer.citations == [] and answer.nearest == []
+    anyway, _ = scripted(f"{UNSUPPORTED} [1].")
+    answered = anyway.ask(Query(SAM_QUESTION, anyway=True), "local")  # papers there: the fallback quotes them
+    assert not answered.refused and answered.citations
 
 
 def judge_reply(*verdicts: tuple[str, int | None, str]) -> str:

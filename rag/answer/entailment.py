@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -72,28 +72,25 @@ class EntailmentModel:
         self.model_dir = model_dir
         self.batch_size = batch_size
         self.to_labels = label_matrix(columns)
+        self._lock = threading.Lock()  # threads answering at once load it once
+        self._runtime: tuple[InferenceSession, list[str], Tokenizer] | None = None
 
-    def load(self) -> None:
-        """Load the model now rather than on first use (a long-running app's first answer then does not wait)."""
-        _ = self.session, self.input_names, self.tokenizer
+    @property
+    def loaded(self) -> bool:
+        return self._runtime is not None
 
-    @cached_property
-    def session(self) -> InferenceSession:
-        from rag.onnx import cpu_session
+    def load(self) -> tuple[InferenceSession, list[str], Tokenizer]:
+        """The ONNX session, its input names and the tokenizer, made on first use (a long-running app calls this
+        at start, so that its first answer does not wait). A damaged shipped model is reported here."""
+        with self._lock:
+            if self._runtime is None:
+                from rag.onnx import bundled_model_dir, cpu_session, load_tokenizer
 
-        return cpu_session(self.path or model_path(), len(os.sched_getaffinity(0)))
-
-    @cached_property
-    def input_names(self) -> list[str]:
-        return [i.name for i in self.session.get_inputs()]
-
-    @cached_property
-    def tokenizer(self) -> Tokenizer:
-        from rag.onnx import bundled_model_dir, load_tokenizer
-
-        tokenizer = load_tokenizer(self.model_dir or bundled_model_dir(), MAX_LENGTH)
-        tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
-        return tokenizer
+                session = cpu_session(self.path or model_path(), len(os.sched_getaffinity(0)))
+                tokenizer = load_tokenizer(self.model_dir or bundled_model_dir(), MAX_LENGTH)
+                tokenizer.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
+                self._runtime = (session, [i.name for i in session.get_inputs()], tokenizer)
+            return self._runtime
 
     def probabilities(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         import numpy as np
@@ -110,8 +107,9 @@ class EntailmentModel:
 
         from rag.onnx import encoder_feeds
 
-        feeds = encoder_feeds(self.tokenizer, pairs)
-        logits = self.session.run(None, {name: feeds[name] for name in self.input_names})[0]
+        session, input_names, tokenizer = self.load()
+        feeds = encoder_feeds(tokenizer, pairs)
+        logits = session.run(None, {name: feeds[name] for name in input_names})[0]
         exp = np.exp(logits - logits.max(axis=1, keepdims=True))
         return (exp / exp.sum(axis=1, keepdims=True)) @ self.to_labels  # LABELS order
 

@@ -114,7 +114,7 @@ REFUSAL = "The indexed abstracts do not answer this question."
 def focus(results: list[SearchResult], sources: list[Source], margin: float, limit: int) -> list[Source]:
     """The sources whose dense score is within `margin` of the best (at most `limit`): several only when several
     are about equally relevant. The LLM sees only those, and only those can support its sentences."""
-    best = max((r.dense_score or 0.0) for r in results)
+    best = max((r.dense_score or 0.0 for r in results), default=0.0)
     near = [s for s, r in zip(sources, results, strict=True) if (r.dense_score or 0.0) >= margin * best]
     return (near or sources[:1])[:limit]
 
@@ -309,8 +309,8 @@ def judge_kind(setting: VerifierKind, backend: Backend) -> VerifierKind:
 
 
 def make_judge(settings: Settings) -> Judge:
-    """The judge of sentences one by one (the entailment model is loaded here, once per process); the LLM judge
-    checks whole answers and falls back to this one."""
+    """The judge of sentences one by one (its entailment model is loaded with the first sentence it reads, or by
+    `Pipeline.warm_up`); the LLM judge checks whole answers and falls back to this one."""
     if settings.verifier == "lexical":
         return LexicalJudge(settings.support_threshold, settings.support_coverage)
     from rag.answer.acceptance import load_acceptor
@@ -426,7 +426,7 @@ class Pipeline:
                 self.fall_back(request.task, sources, asked, composer, clock)
         cited = composer.citations.entries()
         abstracts = {s.doc_id: s.abstract for s in sources if s.doc_id in {c.doc_id for c in cited}}
-        nearest = [] if composer.rendered else self.nearest(question, sources)  # nothing survived: a refusal
+        nearest = [] if composer.rendered else self.nearest(question, sources, request.query)  # nothing survived
         note = " ".join(n for n in (reranked.note, ANSWERED_ANYWAY_NOTE if overridden else None, note) if n) or None
         return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
                       clock.done(f"rag.{request.task}"), composer.report, note, abstracts=abstracts,

@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 EMPTY_INDEX = "the index is empty: run `rag ingest PATH` first (for example `rag ingest seeds/`)"
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
     from chromadb.api.models.Collection import Collection
 
@@ -50,9 +52,9 @@ class Retriever:
 
         self.settings = settings
         with ThreadPoolExecutor(2) as pool:
-            # Over a local index, the embedding model loads while Chroma is imported and opened (its session is made
-            # in C++, beside the import), at the precision this machine would choose; an index recorded at another
-            # (made elsewhere) loads the model again below.
+            # Over a local index of the bundled model, the model loads while Chroma is imported and opened (its
+            # session is made in C++, beside the import), at the precision this machine would choose. An index
+            # recorded at another (made elsewhere, or before int8) loads it again at its own below.
             early = pool.submit(self._ready_embedder, None) if embedder is None and self._local_index() else None
             found = open_store(settings, create=False)
             precision = found.precision() if found is not None else None
@@ -64,22 +66,34 @@ class Retriever:
             # The first call into the collection loads it (1-2 s at 300,000 chunks): the keyword index and the
             # embedding model load meanwhile.
             keyword = None if self.searcher else pool.submit(KeywordIndex.load, settings.keyword_dir)
-            model = early or (pool.submit(self._ready_embedder, precision) if embedder is None else None)
+            model = pool.submit(self._ready_embedder, precision) if embedder is None and early is None else None
             chunks = found.count()
         if chunks == 0:
             raise BadInput(EMPTY_INDEX)
         self.keyword = self._checked_keyword_index(keyword.result(), chunks) if keyword else None
-        self.embedder = embedder or self._at_precision(model.result(), precision)  # type: ignore[union-attr]
+        if embedder is None:
+            embedder = self._at_precision(early, precision) if early else model.result()  # type: ignore[union-attr]
+        self.embedder = embedder
 
     def _local_index(self) -> bool:
         """Whether the data directory holds an embedded Chroma index with a keyword index beside it (something was
-        ingested here), and the embeddings are computed here."""
+        ingested here), embedded here by the bundled model."""
         settings = self.settings
-        local = settings.store == "chroma" and not settings.chroma_host and not settings.embedding_base_url
-        return local and read_manifest(settings.keyword_dir) is not None
+        local = settings.store == "chroma" and not settings.chroma_host
+        bundled = not settings.embedding_model and not settings.embedding_base_url
+        return local and bundled and read_manifest(settings.keyword_dir) is not None
 
-    def _at_precision(self, embedder: AnyEmbedder, precision: str) -> AnyEmbedder:
-        return embedder if embedder.precision == precision else self._ready_embedder(precision)
+    def _at_precision(self, early: Future[AnyEmbedder], precision: str) -> AnyEmbedder:
+        """The model loaded early when it is at the index's precision; otherwise (or when it could not be loaded)
+        the model loaded now at the index's own."""
+        try:
+            guess = early.result()
+        except Exception:  # the index's own precision may load where the guess did not (if not, it says why)
+            log.debug("rag: the embedding model could not be loaded early", exc_info=True)
+        else:
+            if guess.precision == precision:
+                return guess
+        return self._ready_embedder(precision)
 
     @property
     def collection(self) -> Collection:
