@@ -173,3 +173,42 @@ def test_a_significance_the_p_value_denies_and_superlatives_or_verbs_reversed(cl
     found = objection(claim, OUTCOMES, OUTCOMES)
     assert found is not None and found.kind == kind, found
     assert objection("Morbidity fell from 48.6% to 46.1%, not significantly.", OUTCOMES, OUTCOMES) is None
+
+
+BOUNDS = (
+    "Sleep apnea was common in the cohort. Patients with an apnea index of 15 or above had markedly lower exercise "
+    "capacity (VO2max 28.1 vs 35.4 mL/kg/min). No MRI marker predicted the decline in capacity over 3 years "
+    "(P = 0.41). FAAH blockade raised plasma anandamide, and the effect was prevented by CB1 antagonists. The "
+    "enzyme is stable and thus represents an attractive target."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # a bound on a number is not a direction ("15 or more", "more than 14")
+        "Exercise capacity was lower in patients with an apnea index of 15 or more (VO2max 28.1 vs 35.4 mL/kg/min).",
+        "Patients whose apnea index was more than 15 had markedly lower VO2max, 28.1 against 35.4 mL/kg/min.",
+        # a negation is read against what it denies, not the words near it
+        "Over 3 years of follow-up, no MRI marker predicted the decline in exercise capacity (P = 0.41).",
+        # "inhibitors" name things; they do not state a decrease
+        "FAAH inhibitors raised plasma anandamide, an effect that CB1 antagonists prevented.",
+        # "thus" gives a cause as "because" does
+        "The enzyme is an attractive target because it is stable.",
+    ],
+)
+def test_bounds_things_and_the_scope_of_a_negation_are_read_as_meant(claim: str) -> None:
+    assert objection(claim, BOUNDS, BOUNDS) is None
+
+
+@pytest.mark.parametrize(
+    "claim, kind",
+    [
+        ("Patients with an apnea index of 15 or more had markedly higher exercise capacity.", "direction"),
+        ("Plasma anandamide did not rise with FAAH blockade.", "negation"),
+        ("FAAH blockade reduced plasma anandamide, an effect prevented by CB1 antagonists.", "direction"),
+    ],
+)
+def test_those_readings_still_catch_a_reversed_finding(claim: str, kind: str) -> None:
+    found = objection(claim, BOUNDS, BOUNDS)
+    assert found is not None and found.kind == kind, found

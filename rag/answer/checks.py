@@ -265,6 +265,11 @@ CAUSE_LIKE = words(
     r"attribut\w*",
     r"because",
     r"due to",
+    r"thus",
+    r"hence",
+    r"therefore",
+    r"consequently",
+    r"so that",
 )  # fmt: skip, words with which an abstract gives a cause
 
 
@@ -283,14 +288,50 @@ def anchor_words(text: str) -> set[str]:
     return cut_words(text) | set(NUMBER.findall(text))
 
 
-def closest_sentence(claim: str, evidence: str) -> str:
-    """The evidence sentence sharing the most words and numbers with the claim."""
+def closest_sentences(claim: str, evidence: str) -> list[str]:
+    """The evidence sentences sharing the most words and numbers with the claim (several when they tie)."""
     wanted = anchor_words(claim)
-    return max(SENTENCE_END.split(evidence), key=lambda s: len(wanted & anchor_words(s)))
+    shared = [(len(wanted & anchor_words(s)), s) for s in SENTENCE_END.split(evidence)]
+    most = max(n for n, _ in shared)
+    return [s for n, s in shared if n == most]
+
+
+def closest_sentence(claim: str, evidence: str) -> str:
+    """The first of the closest sentences."""
+    return closest_sentences(claim, evidence)[0]
+
+
+CLAUSE_END = re.compile(r"[,;:.()]|\b(?:while|whereas|but|although|and)\b", re.I)
+
+
+def negated(claim: str, match: re.Match[str]) -> str:
+    """What a negation denies: the words after it, to the end of its clause ("no significant predictors of relapse
+    were identified")."""
+    rest = claim[match.end() :]
+    end = CLAUSE_END.search(rest, 1)
+    return claim[match.start() : match.end() + (end.start() if end else len(rest))]
 
 
 def found(pattern: re.Pattern[str], text: str) -> set[str]:
     return {m.group(0).lower() for m in pattern.finditer(text)}
+
+
+# "more than 6", "7 mm or more": a bound on a number, not a direction; "inhibitors", "promoter": things, not changes
+BOUND_AFTER = re.compile(r"\s+than\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|half)\b)", re.I)
+BOUND_BEFORE = re.compile(r"\bor\s+$", re.I)
+THINGS = re.compile(r"(?:inhibit|suppress|promot|enhanc|boost|reduc|accelerat|elevat|rais|attenuat)(?:or|er)s?$", re.I)
+
+
+def directions(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """The direction words of the text that state a change or a comparison: not a bound on a number ("more than
+    6", "6 or fewer") nor a thing's name ("FAAH inhibitors", "gene promoter")."""
+    return [
+        m
+        for m in pattern.finditer(text)
+        if not BOUND_AFTER.match(text, m.end())
+        and not BOUND_BEFORE.search(text[max(0, m.start() - 4) : m.start()])
+        and not THINGS.match(m.group(0))
+    ]
 
 
 def around(text: str, match: re.Match[str], reach: int = 40) -> str:
@@ -309,7 +350,9 @@ def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | 
     finding is read against the sentence it restates, which must not deny it ("no significant difference")."""
     said = [m for m in NEGATION.finditer(claim) if claim[m.start() : m.end() + 5].lower() != "not only"]
     if said:
-        anchors = [closest_sentence(claim, evidence)] + [closest_sentence(around(claim, m), abstract) for m in said]
+        anchors = [closest_sentence(claim, evidence)]
+        for m in said:
+            anchors += [closest_sentence(around(claim, m), abstract), closest_sentence(negated(claim, m), abstract)]
         if not any(found(NEGATION, a) or found(NEGATION_LIKE, a) or NOT_SIGNIFICANT.search(a) for a in anchors):
             return Objection("negation", "it is negated where the abstract is not")
     if not found(NEGATION, claim) and found(SIGNIFICANT, claim):
@@ -330,6 +373,7 @@ def not_significant(sentence: str) -> bool:
 DENIED_SHARE = 0.6  # of an abstract sentence's words that deny a significant finding, in a claim asserting it
 
 
+AT_ALL = re.compile(r"\bat all\b", re.I)  # "no correlation at all": emphasis, not scope
 EVERY = frozenset({"all", "every", "each"})  # one scope in other words: "at every rate" = "with all rates"
 EVERY_WORDS = words(*EVERY)
 
@@ -345,11 +389,11 @@ def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | N
     if negation is not None:
         return negation
     for same, other, name in ((UP, DOWN, "an increase"), (DOWN, UP, "a decrease")):
-        for said in same.finditer(claim):
-            anchor = closest_sentence(around(claim, said), evidence)
-            if not found(same, anchor) and found(other, anchor):
+        for said in directions(same, claim):
+            anchors = closest_sentences(around(claim, said), evidence)
+            if not any(directions(same, a) for a in anchors) and all(directions(other, a) for a in anchors):
                 return Objection("direction", f"it states {name} where the abstract states the opposite")
-    scope = sorted(found(SCOPE, claim) - scope_words(abstract))
+    scope = sorted(found(SCOPE, AT_ALL.sub("", claim)) - scope_words(abstract))
     if scope:
         return Objection("scope", f"the abstract never claims {', '.join(repr(s) for s in scope)}")
     cause = sorted(found(CAUSE, claim))
