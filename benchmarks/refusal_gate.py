@@ -7,7 +7,8 @@ The calibration set (fixed before tuning, never the independent set of eval/data
   by hiding its gold abstract from the results (as if it were not indexed) when sha256(id) is odd: near-domain
   questions that the other 999 biomedical abstracts do not answer. Questions with sha256("part " + id) % 4 == 3
   are the check part, scored but never used to choose the threshold; the rest are the tune part.
-- The seeds questions (eval/datasets/seeds_qa.jsonl, 44 answerable, 6 unanswerable), all in the tune part.
+- The seeds questions (eval/datasets/seeds_qa.jsonl, 44 answerable, 6 unanswerable), all in the check part: the
+  product is judged on the seeds, so nothing is tuned on them.
 - The paraphrased PubMedQA tuning questions (eval/datasets/pubmedqa_tune: 30 answerable, 6 unanswerable, worded
   away from their abstracts), all in the tune part.
 - With `--lay-dir` (an index of all PubMedQA and SciFact abstracts): the plain-worded questions of
@@ -67,10 +68,11 @@ def rows(pubmedqa, seeds, lay=None) -> list[dict]:  # type: ignore[no-untyped-de
         part = "check" if digest("part " + q["id"]) % 4 == 3 else "tune"
         out.append({"set": "pubmedqa", "part": part, "answerable": answerable,
                     **score(pubmedqa, q["question"], hidden)})  # fmt: skip
-    for name, engine, path in (("seeds", seeds, DATASETS / "seeds_qa.jsonl"),
-                               ("paraphrased", pubmedqa, DATASETS / "pubmedqa_tune" / "questions.jsonl")):  # fmt: skip
+    paraphrased = DATASETS / "pubmedqa_tune" / "questions.jsonl"
+    for name, part, engine, path in (("seeds", "check", seeds, DATASETS / "seeds_qa.jsonl"),
+                                     ("paraphrased", "tune", pubmedqa, paraphrased)):  # fmt: skip
         for q in map(json.loads, path.read_text().splitlines()):
-            out.append({"set": name, "part": "tune", "answerable": q.get("answerable", True),
+            out.append({"set": name, "part": part, "answerable": q.get("answerable", True),
                         **score(engine, q["question"], set())})  # fmt: skip
     for part, name in (("tune", "tune"), ("check", "heldout")) if lay is not None else ():
         for q in map(json.loads, (DATASETS / "lay_questions" / f"{name}.jsonl").read_text().splitlines()):
@@ -135,8 +137,8 @@ def main() -> None:
     print("| part | answerable | refused (false refusals) | unanswerable | answered (false answers) |")
     print("|---|---|---|---|---|")
     by_set = [(f"{p}: {n}", [r for r in data if r["part"] == p and r["set"] == n])
-              for p, n in (("tune", "pubmedqa"), ("tune", "seeds"), ("tune", "paraphrased"), ("tune", "lay"),
-                           ("check", "pubmedqa"), ("check", "lay"))]  # fmt: skip
+              for p, n in (("tune", "pubmedqa"), ("tune", "paraphrased"), ("tune", "lay"),
+                           ("check", "pubmedqa"), ("check", "lay"), ("check", "seeds"))]  # fmt: skip
     for name, part in (("tune", tune), *((n, p) for n, p in by_set if p)):
         refused, answered = mistakes(part, threshold, floor)
         n_ans = sum(r["answerable"] for r in part)
