@@ -14,8 +14,9 @@ The calibration set (fixed before tuning, never the independent set of eval/data
 - With `--lay-dir` (an index of all PubMedQA and SciFact abstracts): the plain-worded questions of
   eval/datasets/lay_questions, their tune part in the tune part, their held-out part scored only.
 The threshold chosen is the one with the fewest mistakes on the tune part, counting a refused answerable question
-twice (a false refusal hides an answer that exists; a false answer is still verified and cited); then, by the same
-rule, the dense floor (a question whose closest abstract is at least that similar passes whatever its score).
+twice (a false refusal hides an answer that exists; a false answer is still verified and cited), together with the
+dense floor (a question whose closest abstract is at least that similar passes whatever its score); where a range
+of thresholds ties, the middle of it.
 Without the directories, each corpus is ingested into a temporary index first (a few minutes).
 """
 
@@ -97,11 +98,20 @@ def cost(rows: list[dict], threshold: float, floor: float = OFF) -> int:
 
 
 def choose(rows: list[dict], threshold: float | None = None, floor: float | None = None) -> tuple[float, float]:
-    """The threshold and dense floor with the fewest mistakes together (of equals, the highest of each: the least
-    lenient); either one fixed when given."""
+    """The threshold and dense floor with the fewest mistakes together (of equal floors, the highest: the least
+    lenient); either one fixed when given. Where a range of thresholds makes equally few mistakes, its middle: the
+    tune part cannot tell them apart, and either end sits on the score of one of its questions."""
     thresholds = [threshold] if threshold is not None else sorted({round(r["score"], 3) for r in rows})
     floors = [floor] if floor is not None else [*sorted({round(r["similarity"], 2) for r in rows}), OFF]
-    return min(((t, f) for t in thresholds for f in floors), key=lambda tf: (cost(rows, *tf), -tf[1], -tf[0]))
+    best, chosen_floor = min(
+        ((t, f) for t in thresholds for f in floors), key=lambda tf: (cost(rows, *tf), -tf[1], -tf[0])
+    )
+    fewest = cost(rows, best, chosen_floor)
+    at = thresholds.index(best)
+    low = at
+    while low > 0 and cost(rows, thresholds[low - 1], chosen_floor) == fewest:
+        low -= 1
+    return round((thresholds[low] + best) / 2, 3), chosen_floor
 
 
 def add_index_options(parser: argparse.ArgumentParser) -> None:

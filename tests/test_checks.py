@@ -212,3 +212,36 @@ def test_bounds_things_and_the_scope_of_a_negation_are_read_as_meant(claim: str)
 def test_those_readings_still_catch_a_reversed_finding(claim: str, kind: str) -> None:
     found = objection(claim, BOUNDS, BOUNDS)
     assert found is not None and found.kind == kind, found
+
+
+RELAPSE = (
+    "We followed a cohort of 176 patients for 5 years. No significant predictors of relapse were identified. "
+    "Symptoms improved in most patients. Our model performs worse than 3 strong baselines. The enzyme is stable and "
+    "hence a good target. No correlation between ADT-G and desire was found. The drug reduced mortality at 5 mg."
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # the negation's own clause finds the sentence that denies; the words around it point at the cohort
+        "In a cohort of 176 patients followed for 5 years, no significant predictors of relapse were identified.",
+        "The enzyme is a good target because it is stable.",  # "hence" gives the cause
+        "ADT-G showed no correlation with desire at all.",  # emphasis, not a claim of scope
+    ],
+)
+def test_a_negation_s_clause_hence_and_at_all_are_read_as_meant(claim: str) -> None:
+    assert objection(claim, RELAPSE, RELAPSE) is None
+
+
+@pytest.mark.parametrize(
+    "claim, kind",
+    [
+        ("Symptoms remained stable or worsened in most patients.", "direction"),  # "or" without a number: no bound
+        ("Our model performs better than 3 strong baselines.", "direction"),  # "than 3" bounds only a quantity
+        ("The drug reduced mortality at all doses.", "scope"),  # "at all doses" is scope
+    ],
+)
+def test_comparisons_that_bound_nothing_and_scope_are_still_caught(claim: str, kind: str) -> None:
+    found = objection(claim, RELAPSE, RELAPSE)
+    assert found is not None and found.kind == kind, found

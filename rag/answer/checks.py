@@ -269,7 +269,6 @@ CAUSE_LIKE = words(
     r"hence",
     r"therefore",
     r"consequently",
-    r"so that",
 )  # fmt: skip, words with which an abstract gives a cause
 
 
@@ -301,7 +300,7 @@ def closest_sentence(claim: str, evidence: str) -> str:
     return closest_sentences(claim, evidence)[0]
 
 
-CLAUSE_END = re.compile(r"[,;:.()]|\b(?:while|whereas|but|although|and)\b", re.I)
+CLAUSE_END = re.compile(r"[,;:()]|\.(?!\d)|\b(?:while|whereas|but|although|and)\b", re.I)
 
 
 def negated(claim: str, match: re.Match[str]) -> str:
@@ -317,8 +316,9 @@ def found(pattern: re.Pattern[str], text: str) -> set[str]:
 
 
 # "more than 6", "7 mm or more": a bound on a number, not a direction; "inhibitors", "promoter": things, not changes
+BOUNDING = re.compile(r"more|less|fewer|greater|higher|lower|larger|smaller", re.I)
 BOUND_AFTER = re.compile(r"\s+than\s+(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|half)\b)", re.I)
-BOUND_BEFORE = re.compile(r"\bor\s+$", re.I)
+BOUND_BEFORE = re.compile(r"\d[\w%.]*\s+(?:[a-z/]+\s+)?or\s+$", re.I)
 THINGS = re.compile(r"(?:inhibit|suppress|promot|enhanc|boost|reduc|accelerat|elevat|rais|attenuat)(?:or|er)s?$", re.I)
 
 
@@ -328,10 +328,15 @@ def directions(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
     return [
         m
         for m in pattern.finditer(text)
-        if not BOUND_AFTER.match(text, m.end())
-        and not BOUND_BEFORE.search(text[max(0, m.start() - 4) : m.start()])
-        and not THINGS.match(m.group(0))
+        if not (BOUNDING.fullmatch(m.group(0)) and is_bound(text, m)) and not THINGS.match(m.group(0))
     ]
+
+
+def is_bound(text: str, match: re.Match[str]) -> bool:
+    """Whether the comparative bounds a number ("more than 6", "6 or fewer", "7 mm or more")."""
+    return bool(
+        BOUND_AFTER.match(text, match.end()) or BOUND_BEFORE.search(text[max(0, match.start() - 24) : match.start()])
+    )
 
 
 def around(text: str, match: re.Match[str], reach: int = 40) -> str:
@@ -345,14 +350,17 @@ SIGNIFICANT_P = re.compile(r"\bp\s*(?:<|=|\u2264)\s*0?\.0(?:[0-4]|5\d)", re.I)  
 
 
 def negation_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
-    """A negation on one side only. Each negation of the claim is read against the abstract sentence closest to
-    the words around it (a sentence joining two findings negates one of them); a claim that asserts a significant
-    finding is read against the sentence it restates, which must not deny it ("no significant difference")."""
+    """A negation on one side only. Each negation of the claim is read against the abstract sentences closest to
+    the words around it and to its clause, what it denies (a sentence joining two findings negates one of them); a
+    claim that asserts a significant finding is read against the sentence it restates, which must not deny it ("no
+    significant difference")."""
     said = [m for m in NEGATION.finditer(claim) if claim[m.start() : m.end() + 5].lower() != "not only"]
     if said:
         anchors = [closest_sentence(claim, evidence)]
         for m in said:
-            anchors += [closest_sentence(around(claim, m), abstract), closest_sentence(negated(claim, m), abstract)]
+            anchors.append(closest_sentence(around(claim, m), abstract))
+            if anchor_words(denied := negated(claim, m)):  # "..., whereas placebo did not.": nothing to match
+                anchors.append(closest_sentence(denied, abstract))
         if not any(found(NEGATION, a) or found(NEGATION_LIKE, a) or NOT_SIGNIFICANT.search(a) for a in anchors):
             return Objection("negation", "it is negated where the abstract is not")
     if not found(NEGATION, claim) and found(SIGNIFICANT, claim):
@@ -373,7 +381,7 @@ def not_significant(sentence: str) -> bool:
 DENIED_SHARE = 0.6  # of an abstract sentence's words that deny a significant finding, in a claim asserting it
 
 
-AT_ALL = re.compile(r"\bat all\b", re.I)  # "no correlation at all": emphasis, not scope
+AT_ALL = re.compile(r"\bat all\b(?=\s*(?:[,;.)]|$))", re.I)  # "no correlation at all.": emphasis, not scope
 EVERY = frozenset({"all", "every", "each"})  # one scope in other words: "at every rate" = "with all rates"
 EVERY_WORDS = words(*EVERY)
 
