@@ -181,39 +181,6 @@ BOUNDS = (
     "(P = 0.41). FAAH blockade raised plasma anandamide, and the effect was prevented by CB1 antagonists. The "
     "enzyme is stable and thus represents an attractive target."
 )
-
-
-@pytest.mark.parametrize(
-    "claim",
-    [
-        # a bound on a number is not a direction ("15 or more", "more than 14")
-        "Exercise capacity was lower in patients with an apnea index of 15 or more (VO2max 28.1 vs 35.4 mL/kg/min).",
-        "Patients whose apnea index was more than 15 had markedly lower VO2max, 28.1 against 35.4 mL/kg/min.",
-        # a negation is read against what it denies, not the words near it
-        "Over 3 years of follow-up, no MRI marker predicted the decline in exercise capacity (P = 0.41).",
-        # "inhibitors" name things; they do not state a decrease
-        "FAAH inhibitors raised plasma anandamide, an effect that CB1 antagonists prevented.",
-        # "thus" gives a cause as "because" does
-        "The enzyme is an attractive target because it is stable.",
-    ],
-)
-def test_bounds_things_and_the_scope_of_a_negation_are_read_as_meant(claim: str) -> None:
-    assert objection(claim, BOUNDS, BOUNDS) is None
-
-
-@pytest.mark.parametrize(
-    "claim, kind",
-    [
-        ("Patients with an apnea index of 15 or more had markedly higher exercise capacity.", "direction"),
-        ("Plasma anandamide did not rise with FAAH blockade.", "negation"),
-        ("FAAH blockade reduced plasma anandamide, an effect prevented by CB1 antagonists.", "direction"),
-    ],
-)
-def test_those_readings_still_catch_a_reversed_finding(claim: str, kind: str) -> None:
-    found = objection(claim, BOUNDS, BOUNDS)
-    assert found is not None and found.kind == kind, found
-
-
 RELAPSE = (
     "We followed a cohort of 176 patients for 5 years. No significant predictors of relapse were identified. "
     "Symptoms improved in most patients. Our model performs worse than 3 strong baselines. The enzyme is stable and "
@@ -222,26 +189,43 @@ RELAPSE = (
 
 
 @pytest.mark.parametrize(
-    "claim",
+    "abstract, claim",
     [
+        # a bound on a number is not a direction ("15 or more", "more than 15")
+        (
+            BOUNDS,
+            "Exercise capacity was lower with an apnea index of 15 or more (VO2max 28.1 vs 35.4 mL/kg/min).",
+        ),
+        (BOUNDS, "Patients whose apnea index was more than 15 had markedly lower VO2max, 28.1 against 35.4 mL/kg/min."),
+        (BOUNDS, "Over 3 years of follow-up, no MRI marker predicted the decline in exercise capacity (P = 0.41)."),
+        # "inhibitors" name things; they do not state a decrease
+        (BOUNDS, "FAAH inhibitors raised plasma anandamide, an effect that CB1 antagonists prevented."),
+        # "thus" and "hence" give a cause as "because" does
+        (BOUNDS, "The enzyme is an attractive target because it is stable."),
+        (RELAPSE, "The enzyme is a good target because it is stable."),
         # the negation's own clause finds the sentence that denies; the words around it point at the cohort
-        "In a cohort of 176 patients followed for 5 years, no significant predictors of relapse were identified.",
-        "The enzyme is a good target because it is stable.",  # "hence" gives the cause
-        "ADT-G showed no correlation with desire at all.",  # emphasis, not a claim of scope
+        (
+            RELAPSE,
+            "In a cohort of 176 patients followed for 5 years, no significant predictors of relapse were identified.",
+        ),
+        (RELAPSE, "ADT-G showed no correlation with desire at all."),  # emphasis, not a claim of scope
     ],
 )
-def test_a_negation_s_clause_hence_and_at_all_are_read_as_meant(claim: str) -> None:
-    assert objection(claim, RELAPSE, RELAPSE) is None
+def test_bounds_things_causes_and_negations_are_read_as_meant(abstract: str, claim: str) -> None:
+    assert objection(claim, abstract, abstract) is None
 
 
 @pytest.mark.parametrize(
-    "claim, kind",
+    "abstract, claim, kind",
     [
-        ("Symptoms remained stable or worsened in most patients.", "direction"),  # "or" without a number: no bound
-        ("Our model performs better than 3 strong baselines.", "direction"),  # "than 3" bounds only a quantity
-        ("The drug reduced mortality at all doses.", "scope"),  # "at all doses" is scope
+        (BOUNDS, "Patients with an apnea index of 15 or more had markedly higher exercise capacity.", "direction"),
+        (BOUNDS, "Plasma anandamide did not rise with FAAH blockade.", "negation"),
+        (BOUNDS, "FAAH blockade reduced plasma anandamide, an effect prevented by CB1 antagonists.", "direction"),
+        (RELAPSE, "Symptoms remained stable or worsened in most patients.", "direction"),  # "or" bounds no number
+        (RELAPSE, "Our model performs better than 3 strong baselines.", "direction"),  # "than 3" bounds no quantity
+        (RELAPSE, "The drug reduced mortality at all doses.", "scope"),  # "at all doses" is scope
     ],
 )
-def test_comparisons_that_bound_nothing_and_scope_are_still_caught(claim: str, kind: str) -> None:
-    found = objection(claim, RELAPSE, RELAPSE)
+def test_those_readings_still_catch_a_reversed_finding(abstract: str, claim: str, kind: str) -> None:
+    found = objection(claim, abstract, abstract)
     assert found is not None and found.kind == kind, found
