@@ -107,8 +107,7 @@ def choose(rows: list[dict], threshold: float | None = None, floor: float | None
         ((t, f) for t in thresholds for f in floors), key=lambda tf: (cost(rows, *tf), -tf[1], -tf[0])
     )
     fewest = cost(rows, best, chosen_floor)
-    at = thresholds.index(best)
-    low = at
+    low = thresholds.index(best)
     while low > 0 and cost(rows, thresholds[low - 1], chosen_floor) == fewest:
         low -= 1
     return round((thresholds[low] + best) / 2, 3), chosen_floor

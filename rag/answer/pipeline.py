@@ -464,7 +464,10 @@ class Pipeline:
         that share its words; by meaning alone it may still come first (on the lay-worded tuning questions the
         gate refused, the gold paper was then shown for 9 of 11 instead of 8)."""
         dense = self.library.search(replace(query, k=NEAREST, mode="dense"))
-        by_meaning = self.sources_for(dense, self.library.abstracts([r.doc_id for r in dense]))
+        held = {s.doc_id: s for s in sources}  # a paper already among the sources keeps its Source (and vectors)
+        new = [r for r in dense if r.doc_id not in held]
+        held |= {s.doc_id: s for s in self.sources_for(new, self.library.abstracts([r.doc_id for r in new]))}
+        by_meaning = [held[r.doc_id] for r in dense]
         distinct: dict[str, Source] = {}
         for pair in zip_longest(sources, by_meaning):
             for source in pair:
