@@ -2,12 +2,15 @@
 judge reads the claim. Each looks at the claim against the abstract's sentences it rests on (the evidence: its
 closest sentences) or, for words that must simply occur, against the whole abstract:
 
-- numbers with their units: "3.7" where the evidence says "4.7", "by 2%" where it says "2x";
+- numbers with their units: "3.7" where the evidence says "4.7", "by 2%" where it says "2x", "50%" where the
+  abstract gives 50 only as an age ("50-59") and other numbers as percentages, "3 Hz" (a small number with a unit
+  is a measurement, not a count) where it says "5 Hz";
 - named methods, datasets and models (SAM, CIFAR-10, GPT-4) that the abstract never names;
 - negation: "does not" / "no significant" on one side only;
 - direction: "reduces" where the evidence only says "increases";
 - hedging: a definite claim where the evidence says "may" or "suggests";
-- scope: "all", "always", "the first", "state of the art", "outperforms every" that the abstract never claims;
+- scope: "all", "always", "the first", "state of the art", "outperforms every", and certainty ("proven",
+  "has been shown", "established as", "reliably") that the abstract never claims in any form of the word;
 - added causes: "because", "due to", "leads to" where the abstract gives no cause.
 
 An objection settles the claim without the judge: not supported. It says "contradicted" only for the kinds whose
@@ -62,7 +65,14 @@ SPELLED = {
     "hundred": "100",
 }  # fmt: skip, counts written as words: "eight patients" is checked like "8 patients"
 SPELLED_NUMBER = re.compile(r"\b(?:" + "|".join(SPELLED) + r")\b", re.I)
-DIGITS = {digit: word for word, digit in SPELLED.items()}
+SMALL = {"one": "1", "two": "2", "three": "3"}
+DIGITS = {digit: word for word, digit in (SPELLED | SMALL).items()}
+# a small number with a unit is a measurement, not a count: "3 Hz", "2 mg", "2-fold" are checked
+SMALL_MEASURE = re.compile(
+    r"(?<![\w.-])([123])(?:\s*|-)(?:%|(?:percent|-?fold|x|times|hz|k?g|mg|ng|ug|\u00b5g|ml|l|[mc]?m|m?mol|iu|u|kda|kb|mb"
+    r"|min(?:utes?)?|h(?:ours?)?|s(?:econds?)?|days?|weeks?|months?|years?)\b)",
+    re.I,
+)
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -71,6 +81,7 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     writes it the other way: eight, 8)."""
     haystack = as_written(abstract)
     numbers = set(checked_numbers(claim)) | set(SPELLED_NUMBER.findall(claim))
+    numbers |= set(SMALL_MEASURE.findall(claim))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
     return sorted(missing | {t for t in names if not named_in(t, haystack)})
@@ -163,6 +174,18 @@ def measures(text: str) -> set[tuple[str, str]]:
     return {(m.group(1), UNITS[m.group(2).lower()]) for m in MEASURE.finditer(text)}
 
 
+# a number the abstract gives as a percentage: "12%", "12 percent", "fifty-one (51) percent", and each number of a
+# list or range that shares one sign: "45 vs. 7%", "10, 20 and 30%", "10-20%"
+PERCENTAGE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\)?(?=(?:\s*(?:vs\.?|versus|and|or|to|-|\u2013|,)\s*\d+(?:\.\d+)?)*\s*(?:%|percent\b))"
+)
+
+
+def percentages(text: str) -> set[float]:
+    """The numbers the text gives as percentages."""
+    return {float(n) for n in PERCENTAGE.findall(as_written(text))}
+
+
 def number_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
     gaps = lexical_gaps(claim, abstract)
     if gaps:
@@ -172,6 +195,10 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
     for number, unit in sorted(wanted - stated):
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
+    given = percentages(abstract)
+    for number, unit in sorted(wanted):
+        if unit == "%" and given and float(number) not in given:
+            return Objection("number", f"the abstract gives no {number}%")
     numbers = checked_numbers(claim)
     if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(as_written(abstract))):
         return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
@@ -242,12 +269,14 @@ HEDGE = words(
     r"may", r"might", r"could", r"suggest\w*", r"possibl\w*", r"potential\w*", r"likely", r"appears?", r"seems?",
     r"hypothes\w*", r"preliminary", r"promising",
 )  # fmt: skip
-SCOPE = words(
+SCOPE_FORMS = (
     r"all", r"every", r"always", r"any", r"first", r"state[- ]of[- ]the[- ]art", r"best", r"universal\w*",
     r"entirely", r"completely", r"guarantee\w*", r"prov(?:e|es|ed|en)", r"cures?", r"definitive\w*",
     r"conclusive\w*", r"eliminat\w*", r"certain(?:ty|ly)", r"undoubtedly",
-    r"never", r"unprecedented", r"optimal", r"perfect\w*",
+    r"never", r"unprecedented", r"optimal", r"perfect\w*", r"reliabl[ey]",
+    r"establish(?:es|ed|ing)?(?! (?:a|an)\b)", r"(?:has|have) been (?:shown|demonstrated)",  # not "established a model"
 )  # fmt: skip
+SCOPE = [words(form) for form in SCOPE_FORMS]  # each in any of its forms: "proven" where the abstract says "proved"
 CAUSE = words(
     r"because", r"due to", r"caused by", r"owing to", r"as a result of", r"driven by", r"explained by",
     r"attributable to", r"thanks to", r"responsible for", r"therefore",
@@ -386,9 +415,18 @@ EVERY = frozenset({"all", "every", "each"})  # one scope in other words: "at eve
 EVERY_WORDS = words(*EVERY)
 
 
-def scope_words(text: str) -> set[str]:
-    """The scope the text claims, "all", "every" and "each" standing for one another."""
-    return found(SCOPE, text) | (set(EVERY) if found(EVERY_WORDS, text) else set())
+def scope_claimed(claim: str, abstract: str) -> list[str]:
+    """The scope words of the claim that the abstract never uses in any form ("all", "every" and "each" standing
+    for one another)."""
+    claim = AT_ALL.sub("", claim)
+    every = bool(found(EVERY_WORDS, abstract))
+    return sorted(
+        word
+        for pattern in SCOPE
+        if not pattern.search(abstract)
+        for word in found(pattern, claim)
+        if not (every and word in EVERY)
+    )
 
 
 def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
@@ -401,7 +439,7 @@ def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | N
             anchors = closest_sentences(around(claim, said), evidence)
             if not any(directions(same, a) for a in anchors) and all(directions(other, a) for a in anchors):
                 return Objection("direction", f"it states {name} where the abstract states the opposite")
-    scope = sorted(found(SCOPE, AT_ALL.sub("", claim)) - scope_words(abstract))
+    scope = scope_claimed(claim, abstract)
     if scope:
         return Objection("scope", f"the abstract never claims {', '.join(repr(s) for s in scope)}")
     cause = sorted(found(CAUSE, claim))
