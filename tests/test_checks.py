@@ -187,8 +187,8 @@ RELAPSE = (
     "hence a good target. No correlation between ADT-G and desire was found. The drug reduced mortality at 5 mg."
 )
 MEASURES = (
-    "Nausea was reported by 45 vs. 7% of patients (P = 0.001). Lip-smacking showed a 5 Hz rhythm, and doses of 2 mg "
-    "were given twice daily. By the end of 18 years, mortality was about 25% lower among women aged 50-59. "
+    "Nausea was reported by 45 vs. 7% of patients (P = 0.001). Lip-smacking showed a 5 Hz rhythm in 30 monkeys, and "
+    "doses of 0.3 mg were given twice daily; the signal rose threefold within 2 min. Obesity is a known risk factor. "
     "We established a rat model of sepsis; the allele may be protective, as was proved in mice."
 )
 
@@ -216,8 +216,8 @@ MEASURES = (
         (RELAPSE, "ADT-G showed no correlation with desire at all."),  # emphasis, not a claim of scope
         # percentages sharing one sign, and small measurements written either way
         (MEASURES, "Nausea was reported by 45% of patients against 7% (P = 0.001)."),
-        (MEASURES, "Doses of 2 mg were given twice a day."),
-        (MEASURES, "By the end of 18 years, mortality was about 25% lower among women aged 50-59."),
+        (MEASURES, "The signal rose 3-fold within 2 minutes."),  # a measure written either way
+        (MEASURES, "Obesity is an established risk factor."),  # an adjective, not a certainty
         # certainty in another form of the abstract's own word; "established a model" is a method, not a certainty
         (MEASURES, "It was proven in mice that the allele may be protective."),
         (MEASURES, "The authors established a rat model of sepsis."),
@@ -237,11 +237,10 @@ def test_bounds_measures_things_causes_and_negations_are_read_as_meant(abstract:
         (RELAPSE, "Our model performs better than 3 strong baselines.", "direction"),  # "than 3" bounds no quantity
         (RELAPSE, "The drug reduced mortality at all doses.", "scope"),  # "at all doses" is scope
         (MEASURES, "Lip-smacking showed a 3 Hz rhythm.", "number"),  # a small number with a unit is a measurement
-        (MEASURES, "Doses of 3 mg were given twice daily.", "number"),
-        # 50 is in the abstract, but not as a percentage
-        (MEASURES, "By the end of 18 years, mortality was about 50% lower among women aged 50-59.", "number"),
+        (MEASURES, "Doses of 3 mg were given twice daily.", "number"),  # "0.3 mg" and "30 monkeys" are not 3 mg
         (MEASURES, "The allele has been established as protective.", "scope"),  # a certainty the abstract hedges
         (MEASURES, "The rat model of sepsis reliably predicts outcomes in patients.", "scope"),
+        (MEASURES, "This study establishes obesity as a cause of sepsis.", "scope"),
     ],
 )
 def test_those_readings_still_catch_a_reversed_finding(abstract: str, claim: str, kind: str) -> None:

@@ -2,15 +2,14 @@
 judge reads the claim. Each looks at the claim against the abstract's sentences it rests on (the evidence: its
 closest sentences) or, for words that must simply occur, against the whole abstract:
 
-- numbers with their units: "3.7" where the evidence says "4.7", "by 2%" where it says "2x", "50%" where the
-  abstract gives 50 only as an age ("50-59") and other numbers as percentages, "3 Hz" (a small number with a unit
-  is a measurement, not a count) where it says "5 Hz";
+- numbers with their units: "3.7" where the evidence says "4.7", "by 2%" where it says "2x", "3 Hz" where it
+  says "5 Hz" (a small number with a unit is a measurement, not a count, and is looked for with its unit);
 - named methods, datasets and models (SAM, CIFAR-10, GPT-4) that the abstract never names;
 - negation: "does not" / "no significant" on one side only;
 - direction: "reduces" where the evidence only says "increases";
 - hedging: a definite claim where the evidence says "may" or "suggests";
 - scope: "all", "always", "the first", "state of the art", "outperforms every", and certainty ("proven",
-  "has been shown", "established as", "reliably") that the abstract never claims in any form of the word;
+  "established as", "reliably") that the abstract never claims in any form of the word;
 - added causes: "because", "due to", "leads to" where the abstract gives no cause.
 
 An objection settles the claim without the judge: not supported. It says "contradicted" only for the kinds whose
@@ -67,12 +66,35 @@ SPELLED = {
 SPELLED_NUMBER = re.compile(r"\b(?:" + "|".join(SPELLED) + r")\b", re.I)
 SMALL = {"one": "1", "two": "2", "three": "3"}
 DIGITS = {digit: word for word, digit in (SPELLED | SMALL).items()}
-# a small number with a unit is a measurement, not a count: "3 Hz", "2 mg", "2-fold" are checked
+# a small number with a unit is a measurement, not a count: "3 Hz", "2 mg", "2-fold" are checked, with the unit
 SMALL_MEASURE = re.compile(
-    r"(?<![\w.-])([123])(?:\s*|-)(?:%|(?:percent|-?fold|x|times|hz|k?g|mg|ng|ug|\u00b5g|ml|l|[mc]?m|m?mol|iu|u|kda|kb|mb"
-    r"|min(?:utes?)?|h(?:ours?)?|s(?:econds?)?|days?|weeks?|months?|years?)\b)",
-    re.I,
+    r"(?<![\w.-])([123])\s*-?\s*(%|(?:percent|fold|x|times|hz|kg|mg|ng|ug|\u00b5g|ml|mm|cm|m?mol|iu|kda|kb|mb"
+    r"|min(?:ute)?s?|hours?|days?|weeks?|months?|years?)\b)"
 )
+PER_CENT = re.compile(r"\s*\bper\s?cent\b")
+
+
+def unit_forms(unit: str) -> str:
+    """How an abstract may write the unit: '%' for percent, a ratio as -fold, x or times, a time in any length."""
+    if unit in ("fold", "x", "times"):
+        return r"(?:-?fold|x|times)\b"
+    if unit.startswith("hour"):
+        return r"(?:h|hrs?|hours?)\b"
+    if unit.startswith(("min", "day", "week", "month", "year")):
+        return re.escape(unit[:3]) + r"\w*"
+    return re.escape(unit) + ("" if unit == "%" else r"\b")
+
+
+def small_measures_missing(claim: str, abstract: str) -> list[str]:
+    """The claim's small measurements ("3 Hz", "2-fold", "2 minutes") that the abstract never gives with that unit,
+    in digits or in words ("three-fold", "threefold", "2 min")."""
+    haystack = PER_CENT.sub("%", as_written(abstract))
+    missing = []
+    for m in SMALL_MEASURE.finditer(PER_CENT.sub("%", claim.lower())):
+        number, unit = m.group(1), m.group(2)
+        if not re.search(rf"(?<![\w.])(?:{number}|{DIGITS[number]})\s*-?\s*{unit_forms(unit)}", haystack):
+            missing.append(m.group(0))
+    return missing
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -81,7 +103,6 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     writes it the other way: eight, 8)."""
     haystack = as_written(abstract)
     numbers = set(checked_numbers(claim)) | set(SPELLED_NUMBER.findall(claim))
-    numbers |= set(SMALL_MEASURE.findall(claim))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
     return sorted(missing | {t for t in names if not named_in(t, haystack)})
@@ -174,31 +195,18 @@ def measures(text: str) -> set[tuple[str, str]]:
     return {(m.group(1), UNITS[m.group(2).lower()]) for m in MEASURE.finditer(text)}
 
 
-# a number the abstract gives as a percentage: "12%", "12 percent", "fifty-one (51) percent", and each number of a
-# list or range that shares one sign: "45 vs. 7%", "10, 20 and 30%", "10-20%"
-PERCENTAGE = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\)?(?=(?:\s*(?:vs\.?|versus|and|or|to|-|\u2013|,)\s*\d+(?:\.\d+)?)*\s*(?:%|percent\b))"
-)
-
-
-def percentages(text: str) -> set[float]:
-    """The numbers the text gives as percentages."""
-    return {float(n) for n in PERCENTAGE.findall(as_written(text))}
-
-
 def number_objection(claim: str, evidence: str, abstract: str) -> Objection | None:
     gaps = lexical_gaps(claim, abstract)
     if gaps:
         kind: CheckKind = "number" if any(is_number(g) for g in gaps) else "name"
         return Objection(kind, f"the abstract does not mention {', '.join(repr(g) for g in gaps)}")
+    measured = small_measures_missing(claim, abstract)
+    if measured:
+        return Objection("number", f"the abstract does not give {', '.join(repr(m) for m in measured)}")
     wanted, stated = measures(claim), measures(abstract)
     for number, unit in sorted(wanted - stated):
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
-    given = percentages(abstract)
-    for number, unit in sorted(wanted):
-        if unit == "%" and given and float(number) not in given:
-            return Objection("number", f"the abstract gives no {number}%")
     numbers = checked_numbers(claim)
     if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(as_written(abstract))):
         return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
@@ -273,8 +281,8 @@ SCOPE_FORMS = (
     r"all", r"every", r"always", r"any", r"first", r"state[- ]of[- ]the[- ]art", r"best", r"universal\w*",
     r"entirely", r"completely", r"guarantee\w*", r"prov(?:e|es|ed|en)", r"cures?", r"definitive\w*",
     r"conclusive\w*", r"eliminat\w*", r"certain(?:ty|ly)", r"undoubtedly",
-    r"never", r"unprecedented", r"optimal", r"perfect\w*", r"reliabl[ey]",
-    r"establish(?:es|ed|ing)?(?! (?:a|an)\b)", r"(?:has|have) been (?:shown|demonstrated)",  # not "established a model"
+    r"never", r"unprecedented", r"optimal", r"perfect\w*", r"reliab\w*",
+    r"establish(?:es|ing)?(?! (?:a|an)\b)", r"(?:has|have) been established", r"established (?:as|that)",
 )  # fmt: skip
 SCOPE = [words(form) for form in SCOPE_FORMS]  # each in any of its forms: "proven" where the abstract says "proved"
 CAUSE = words(
