@@ -68,14 +68,15 @@ SMALL = {"one": "1", "two": "2", "three": "3"}
 DIGITS = {digit: word for word, digit in (SPELLED | SMALL).items()}
 # a small number with a unit is a measurement, not a count: "3 Hz", "2 mg", "2-fold" are checked, with the unit
 SMALL_MEASURE = re.compile(
-    r"(?<![\w.-])([123])\s*-?\s*(%|(?:percent|fold|x|times|hz|kg|mg|ng|ug|\u00b5g|ml|mm|cm|m?mol|iu|kda|kb|mb"
+    r"(?<![\w.-])([123])\s*-?\s*(%|(?:fold|x|times|hz|kg|mg|ng|ug|\u00b5g|ml|mm|cm|m?mol|iu|kda|kb|mb"
     r"|min(?:ute)?s?|hours?|days?|weeks?|months?|years?)\b)"
 )
-PER_CENT = re.compile(r"\s*\bper\s?cent\b")
+PER_CENT = re.compile(r"\s*\bper\s?cent\b")  # "3 percent", "3 per cent": read as "3%" on both sides
 
 
 def unit_forms(unit: str) -> str:
-    """How an abstract may write the unit: '%' for percent, a ratio as -fold, x or times, a time in any length."""
+    """How an abstract may write the unit: a ratio as -fold, x or times, an hour as h or hr, other times in any
+    length ("min", "minutes"); any other unit as the claim writes it."""
     if unit in ("fold", "x", "times"):
         return r"(?:-?fold|x|times)\b"
     if unit.startswith("hour"):
