@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -94,6 +96,47 @@ def test_milvus_filters_as_chroma_does(milvus_settings: Settings, seeds_settings
     with pytest.raises(BadInput, match="no indexed abstract is from 1990"):
         milvus.search(Query("language models", year=1990))
     assert milvus.search(Query("language models", author="nobody-of-that-name")) == []
+
+
+def exact_weights(settings: Settings, words: list[str]) -> dict[str, float]:
+    """The idf of each word counted afresh from every stored chunk's text (the gate's weights, by hand)."""
+    from rag.index.stores import open_store
+    from rag.terms import idf, tokenize
+
+    chunks = open_store(settings, create=False)
+    assert chunks is not None
+    texts = [text for _, text, _ in chunks.iter_chunks()]
+    holding = Counter(word for words in tokenize(texts) for word in set(words))
+    return {word: idf(holding[word], len(texts)) for word in words}
+
+
+def test_the_embedded_milvus_keeps_its_word_counts_exact(tmp_path: Path, model_cache: Path) -> None:
+    """The gate's idf comes from counts kept beside the embedded store (milvus-lite counts a word by reading every
+    row: minutes a question at 100,000 abstracts). They follow adds, replacements and removals, and counts a crash
+    left unfinished (marked dirty), or missing, are counted again from the collection."""
+    from test_ingest import PUBMED
+
+    from rag.index.word_counts import DIRTY, WordCounts, counts_path
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, model_cache=model_cache, store="milvus", chroma_host=None)
+    papers = [json.loads(line) for line in PUBMED.read_text().splitlines()[:12]]
+    ingest([write_jsonl(tmp_path / "some.jsonl", papers)], settings)
+    ingest([write_jsonl(tmp_path / "new.jsonl", [NEW_PAPER])], settings)
+    changed = [{**papers[0], "abstract": papers[0]["abstract"] + " Zebrafish fins were not studied."}]
+    ingest([write_jsonl(tmp_path / "changed.jsonl", changed)], settings)
+    Library(settings).remove([papers[1]["doc_id"], papers[2]["doc_id"]])
+    words = ["zebrafish", "fin", "studi", "patient", "not", "wordnochunkholds"]
+    counts = WordCounts(counts_path(settings.milvus_target, settings.collection))
+    kept = Library(settings).term_weights(" ".join(words))
+    assert kept == pytest.approx(exact_weights(settings, list(kept)))
+    assert counts.chunks() == sum(1 for _ in Library(settings).retriever.chunks.iter_chunks())
+    with sqlite3.connect(counts.path) as db:  # what a process killed between its two writes leaves
+        db.execute("INSERT OR REPLACE INTO state VALUES (?, 1)", (DIRTY,))
+        db.execute("UPDATE words SET chunks = chunks + 5")
+    assert counts.chunks() is None
+    assert Library(settings).term_weights(" ".join(words)) == pytest.approx(kept)
+    counts.drop()  # an index made before the counts were kept
+    assert Library(settings).term_weights(" ".join(words)) == pytest.approx(kept)
 
 
 @pytest.mark.slow
@@ -191,6 +234,8 @@ def test_a_killed_milvus_ingest_is_completed_by_the_next_run(cli_env: dict[str, 
     assert runs and all(run["metrics"]["recall@5"] > 0.8 for run in runs), runs
     held = open_store(settings, create=False)  # this process now holds the embedded store: others are told so
     assert held is not None and held.count() == len(expected)
+    words = ["patient", "studi", "not", "cancer", "wordnochunkholds"]  # counts the kill left are made good
+    assert held.term_weights(words) == pytest.approx(exact_weights(settings, words))
     busy = run_rag("search", "anything", env=env)
     assert busy.returncode == 2 and busy.stderr.count("\n") == 1 and "is open in another process" in busy.stderr
 

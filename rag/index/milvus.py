@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput, StoreUnavailable
 from rag.index.store import PAGE, StoredDoc, assembled, count_stored, make_folder, paper_row, papers_of
+from rag.index.word_counts import WordCounts, counts_path
 from rag.records import Paper, doc_of_chunk
 from rag.settings import Settings
 from rag.terms import tokenize
@@ -35,6 +36,7 @@ PRECISION_KEY = "embedding_precision"
 TEXT_LIMIT = 65_535  # Milvus's longest VARCHAR
 ITERATE = 1000  # rows per page when reading every chunk
 BM25_K1 = 1.5  # bm25s's default; Milvus's scores carry a factor k1 + 1 that bm25s's (Lucene's) do not
+log = logging.getLogger(__name__)
 UNREACHABLE = 2  # pymilvus's error code for a server it cannot connect to
 CONNECT_TIMEOUT = 10.0  # seconds to reach a server before saying it cannot be reached
 NO_PACKAGE = "RAG_STORE=milvus needs the milvus extra: pip install 'abstracts-rag[milvus]' (make setup installs it)"
@@ -101,6 +103,8 @@ def drop(settings: Settings) -> None:
     client = connect(settings, create=False)
     if client is not None and client.has_collection(settings.collection):
         client.drop_collection(settings.collection)
+    if not is_server(settings.milvus_target):
+        WordCounts(counts_path(settings.milvus_target, settings.collection)).drop()
 
 
 def quoted(values: list[str]) -> str:
@@ -115,8 +119,9 @@ class MilvusStore:
     settings: Settings
     searches_itself = True
     _precision: str | None = field(default=None, repr=False)  # recorded when the collection is created
-    _frequencies: dict[str, int] = field(default_factory=dict, repr=False)  # document frequency of words asked
-    _counted_at: int = field(default=-1, repr=False)  # the collection's size when they were counted
+    _frequencies: dict[str, int] = field(default_factory=dict, repr=False)  # a server's document frequencies asked
+    _counted_at: int = field(default=-1, repr=False)  # the collection's size when they were asked
+    _counts_checked: bool = field(default=False, repr=False)  # the embedded store's word counts match it
 
     @classmethod
     def open(cls, settings: Settings, create: bool) -> MilvusStore | None:
@@ -208,13 +213,47 @@ class MilvusStore:
         if not self._exists():
             self._create(len(nodes[0].embedding or []))
         words = tokenize([node.text for node in nodes])
-        self._call("upsert", self.name, [row(node, terms) for node, terms in zip(nodes, words, strict=True)])
+        rows = [row(node, terms) for node, terms in zip(nodes, words, strict=True)]
+        counts = self._word_counts()
+        if counts is None:
+            self._call("upsert", self.name, rows)
+            return
+        replaced = self._call("get", self.name, ids=[r["id"] for r in rows], output_fields=["terms"])
+        counts.begin()
+        self._call("upsert", self.name, rows)
+        counts.change([r["terms"].split() for r in rows], [r["terms"].split() for r in replaced])
 
     def delete_docs(self, doc_ids: list[str]) -> None:
         if not self._exists():
             return
+        counts = self._word_counts()
         for i in range(0, len(doc_ids), PAGE):
-            self._call("delete", self.name, filter=f"doc_id in {quoted(doc_ids[i : i + PAGE])}")
+            leaving = f"doc_id in {quoted(doc_ids[i : i + PAGE])}"
+            if counts is None:
+                self._call("delete", self.name, filter=leaving)
+                continue
+            removed = self._where(leaving, ["terms"])
+            counts.begin()
+            self._call("delete", self.name, filter=leaving)
+            counts.change([], [r["terms"].split() for r in removed])
+
+    def _word_counts(self) -> WordCounts | None:
+        """The embedded store's word counts, checked against the collection once a process (while it holds
+        milvus-lite's lock no other process writes) and counted again when they do not match; None for a server,
+        whose inverted index counts a word quickly."""
+        if is_server(self.settings.milvus_target):
+            return None
+        counts = WordCounts(counts_path(self.settings.milvus_target, self.name))
+        if self._counts_checked:
+            return counts
+        chunks = self.count()
+        if counts.chunks() != chunks:
+            if chunks:
+                log.warning("rag: counting the words of %s chunks of the embedded Milvus once, for the refusal "
+                            "gate (about a minute per 60,000 chunks)", f"{chunks:,}")  # fmt: skip
+            counts.recount(r["terms"].split() for r in self._every("", ["terms"]))
+        self._counts_checked = True
+        return counts
 
     # ----- reading -------------------------------------------------------------------------------------------
     def _where(self, expression: str, fields: list[str]) -> list[dict[str, Any]]:
@@ -295,11 +334,15 @@ class MilvusStore:
         return bool(rows)
 
     def term_weights(self, words: list[str]) -> dict[str, float]:
-        """BM25's idf of each (tokenized) word over the collection's chunks, as the keyword index gives it. Each
-        word's document frequency is counted once (`TEXT_MATCH`: an inverted index on a Milvus server, a scan of every
-        row in milvus-lite, about 2 s per word at 30,000 chunks) and kept while the collection's size stays the same."""
+        """BM25's idf of each (tokenized) word over the collection's chunks, as the keyword index gives it. The
+        embedded store keeps its counts (rag/index/word_counts.py); a server's inverted index counts each word
+        (`TEXT_MATCH`), once while the collection's size stays the same."""
         from rag.terms import idf
 
+        counts = self._word_counts()
+        if counts is not None:
+            frequencies, total = counts.frequencies(words), counts.chunks() or 0
+            return {word: idf(frequencies[word], total) for word in words}
         total = self.count()
         if total != self._counted_at:
             self._frequencies, self._counted_at = {}, total
