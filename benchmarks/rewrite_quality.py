@@ -10,6 +10,11 @@ rewrites_recorded.jsonl; no such model can be reached here), and the answer is t
 fused retrieval, so refusals, citations and nearest papers are the pipeline's own. `--live BACKEND` runs the real
 rewrite call of that backend (the bundled model, or a server) to time it: it reports what the rewrite adds.
 
+With the API model answering too: the same model's recorded answer (prompts/answer_*_quoted.txt) and its recorded
+judgement of that answer (prompts/judge.txt, RAG_VERIFIER=auto), in eval/datasets/lay_questions/
+answers_recorded.jsonl and judgements_recorded.jsonl; the pipeline between them (gate, quotes checked verbatim,
+citations, fallbacks) is the product's own. `--prompts DIR` writes the prompts that have no recorded reply yet.
+
 `--rerank-model DIR` adds the runs with that reranker (RAG_RERANK_MODEL), its gate threshold chosen on the first
 dataset given (the tune part: the fewest answerable refused plus unanswerable answered, without rewriting) unless
 `--rerank-threshold` sets it.
@@ -21,13 +26,16 @@ answered, citation precision (cited abstracts that are gold), and must_contain h
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import statistics
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = ROOT / "eval" / "datasets" / "lay_questions" / "rewrites_recorded.jsonl"
+LAY = ROOT / "eval" / "datasets" / "lay_questions"
+RECORDED = LAY / "rewrites_recorded.jsonl"
+ANSWERS, JUDGEMENTS = LAY / "answers_recorded.jsonl", LAY / "judgements_recorded.jsonl"
 
 
 class RecordedRewrites:
@@ -56,6 +64,56 @@ class RecordedRewrites:
 
     def warm_up(self, system_prompt: str) -> None:
         """Nothing to load."""
+
+
+class RecordedAPIModel(RecordedRewrites):
+    """A capable API model's recorded replies to all three prompts of an API answer: the rewrite, the answer
+    (prompts/answer_*_quoted.txt) and the judge's check of it (prompts/judge.txt), by question id (`current`), each
+    kept with the sha256 of the prompt it answers. A missing reply, or one to another prompt than the pipeline now
+    sends, fails as a failing server does (the answer is then extractive, or checked by the bundled judge); with
+    `prompts` set, each prompt without its reply is written there (DIR/answer/ID.txt, DIR/judge/ID.txt) to be
+    answered."""
+
+    def __init__(self, replies: dict[str, str], answers: dict[str, dict], judgements: dict[str, dict],
+                 prompts: Path | None = None) -> None:  # fmt: skip
+        super().__init__(replies)
+        self.recorded = {"answer": answers, "judge": judgements}
+        self.prompts = prompts
+        self.current = ""
+        self.missing: list[str] = []
+
+    def complete(self, messages: list[dict[str, str]], max_tokens: int, json: bool = False) -> str:
+        if not json:
+            return super().complete(messages, max_tokens, json)
+        return self._reply("judge", messages)
+
+    def stream(self, messages, max_tokens, choices=None):  # type: ignore[no-untyped-def]
+        yield self._reply("answer", messages)
+
+    def _reply(self, kind: str, messages: list[dict[str, str]]) -> str:
+        from rag.answer.llm import LLMError
+
+        text = prompt_text(messages)
+        found = self.recorded[kind].get(self.current)
+        if found and found["prompt_sha256"] == hashlib.sha256(text.encode()).hexdigest():
+            return found["reply"]
+        self.missing.append(f"{kind} {self.current}")
+        if self.prompts:
+            (self.prompts / kind).mkdir(parents=True, exist_ok=True)
+            (self.prompts / kind / f"{self.current}.txt").write_text(text)
+        raise LLMError(f"no recorded {kind} reply to this prompt")
+
+
+def prompt_text(messages: list[dict[str, str]]) -> str:
+    """A chat as the text a recorded reply answers (and whose sha256 it is kept with)."""
+    return "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in messages) + "\n"
+
+
+def recorded(path: Path) -> dict[str, dict]:
+    """Recorded replies (`reply`, `prompt_sha256`) by question id; none when the file is missing."""
+    if not path.exists():
+        return {}
+    return {row["id"]: row for row in map(json.loads, path.read_text().splitlines()) if row}
 
 
 def score(rows: list[dict], answers: list) -> dict[str, float | None]:  # type: ignore[type-arg]
@@ -99,6 +157,9 @@ def main() -> None:
     parser.add_argument("--live", help="time the real rewrite call of this backend instead")
     parser.add_argument("--rerank-model", type=Path, help="also run with this reranker folder (RAG_RERANK_MODEL)")
     parser.add_argument("--rerank-threshold", type=float, help="its gate threshold (default: chosen on the first set)")
+    parser.add_argument(
+        "--prompts", type=Path, help="write there the answer and judge prompts without a recorded reply"
+    )
     args = parser.parse_args()
     from rag.engine import Engine
     from rag.settings import Settings
@@ -116,7 +177,11 @@ def main() -> None:
     replies = {json.loads(line)["question"]: json.loads(line)["reply"] for line in RECORDED.read_text().splitlines()}
     rewriting = Engine(settings.model_copy(update={"rewrite": "on"}), llm=RecordedRewrites(replies),  # type: ignore[arg-type]
                        embedder=plain.library.embedder)  # fmt: skip
-    runs = [("none", plain, "extractive"), ("recorded API model", rewriting, "local")]
+    api = RecordedAPIModel(replies, recorded(ANSWERS), recorded(JUDGEMENTS), args.prompts)
+    answering = Engine(settings.model_copy(update={"rewrite": "on", "verifier": "auto"}), llm=api,  # type: ignore[arg-type]
+                       embedder=plain.library.embedder)  # fmt: skip
+    runs = [("none", plain, "extractive"), ("recorded API model", rewriting, "local"),
+            ("recorded API model, its answers and judge", answering, "openai")]  # fmt: skip
     if args.rerank_model:
         reranking = {"rerank_model": args.rerank_model}
         first = [json.loads(line) for line in args.datasets[0].read_text().splitlines() if line.strip()]
@@ -139,9 +204,19 @@ def main() -> None:
     for path in args.datasets:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         for label, engine, backend in runs:
-            figures = score(rows, [engine.ask(r["question"], backend) for r in rows])
+            figures = score(rows, [asked(engine, r, backend, api) for r in rows])
             cells = " | ".join("-" if v is None else f"{v:.3f}" for v in figures.values())
             print(f"| {path.parent.name}/{path.name} ({len(rows)}) | {label} | {cells} |", flush=True)
+    if api.missing:
+        print(
+            f"\n{len(api.missing)} prompts of the API model had no recorded reply (answered as a failing server "
+            f"would be): {', '.join(api.missing[:10])}" + (f"; written to {args.prompts}" if args.prompts else "")
+        )
+
+
+def asked(engine, row: dict, backend: str, api: RecordedAPIModel):  # type: ignore[no-untyped-def]
+    api.current = row["id"]
+    return engine.ask(row["question"], backend)
 
 
 if __name__ == "__main__":

@@ -151,6 +151,9 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory):
     log.close()
 
 
+LLAMA_SERVER_CONTEXT = 2048  # the test server's window (n_ctx); its clients are told it (RAG_OPENAI_CONTEXT_SIZE)
+
+
 def start_llama_server(log_path: Path, *options: str) -> tuple[subprocess.Popen, str]:
     """llama-cpp-python's OpenAI-compatible server with the bundled GGUF, on a free loopback port (`options`: more
     server flags, e.g. "--embedding", "true")."""
@@ -161,7 +164,7 @@ def start_llama_server(log_path: Path, *options: str) -> tuple[subprocess.Popen,
     log = log_path.open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf(Settings(_env_file=None))),
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(LLAMA_SERVER_CONTEXT), "--n_threads", "2",
          "--model_alias", "smollm2", *options],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SEEDS, run_rag, start_llama_server, write_jsonl
+from conftest import LLAMA_SERVER_CONTEXT, ROOT, SEEDS, run_rag, start_llama_server, write_jsonl
 from scripted import ScriptedLLM
 
 from rag.answer.events import Token
@@ -165,7 +165,9 @@ def test_chat_follow_up_is_answered_from_the_right_paper(engine: Engine) -> None
 def test_openai_compatible_backend_against_a_real_server(engine: Engine, llama_server: str, seeds_settings) -> None:
     from rag.answer.llm import create_llm
 
-    settings = seeds_settings.model_copy(update={"openai_base_url": llama_server, "openai_model": "smollm2"})
+    settings = seeds_settings.model_copy(
+        update={"openai_base_url": llama_server, "openai_model": "smollm2", "openai_context_size": LLAMA_SERVER_CONTEXT}
+    )
     llm = create_llm(settings, "openai-compatible")
     messages = [{"role": "user", "content": "Say hello in one short sentence."}]
     streamed = list(llm.stream(messages, 24))
@@ -201,7 +203,9 @@ def test_server_dying_mid_stream_falls_back(seeds_settings, tmp_path) -> None:
     """A real server killed after its first streamed token (a fault that has to be provoked, not mocked)."""
     proc, base_url = start_llama_server(tmp_path / "dying.log")
     try:
-        settings = seeds_settings.model_copy(update={"openai_base_url": base_url, "openai_model": "smollm2"})
+        settings = seeds_settings.model_copy(
+            update={"openai_base_url": base_url, "openai_model": "smollm2", "openai_context_size": LLAMA_SERVER_CONTEXT}
+        )
         killed = []
 
         def on_event(event) -> None:  # type: ignore[no-untyped-def]
@@ -269,7 +273,12 @@ def test_cli_chat_session(cli_env, seeds_settings) -> None:
 @pytest.mark.slow
 def test_llm_judge_against_a_real_server(engine: Engine, llama_server: str, seeds_settings) -> None:
     settings = seeds_settings.model_copy(
-        update={"openai_base_url": llama_server, "openai_model": "smollm2", "verifier": "llm"}
+        update={
+            "openai_base_url": llama_server,
+            "openai_model": "smollm2",
+            "openai_context_size": LLAMA_SERVER_CONTEXT,
+            "verifier": "llm",
+        }
     )
     data = Engine(settings, embedder=engine.library.embedder).ask(SAM_QUESTION, "openai-compatible").contract()
     assert_contract(data)
@@ -286,7 +295,9 @@ def test_llm_judge_against_a_real_server(engine: Engine, llama_server: str, seed
 def test_by_default_an_api_answer_is_judged_by_the_api_model(engine: Engine, llama_server: str, seeds_settings) -> None:
     """RAG_VERIFIER=auto against the real llama.cpp server: the answer is written with the quoting prompt and
     judged by the same server; a judge reply cut short hands the answer to the bundled judge, with a note."""
-    settings = seeds_settings.model_copy(update={"openai_base_url": llama_server, "openai_model": "smollm2"})
+    settings = seeds_settings.model_copy(
+        update={"openai_base_url": llama_server, "openai_model": "smollm2", "openai_context_size": LLAMA_SERVER_CONTEXT}
+    )
     assert settings.verifier == "auto"
     short = Engine(settings.model_copy(update={"judge_max_tokens": 4}), embedder=engine.library.embedder)
     data = short.ask(SAM_QUESTION, "openai-compatible").contract()

@@ -12,11 +12,13 @@ from conftest import ROOT
 from scripted import ScriptedLLM
 
 from rag.answer.events import Event, Note, Sentence, Token
-from rag.answer.pipeline import REFUSAL, UNVERIFIED_NOTE
+from rag.answer.pipeline import DECLINED_NOTE, REFUSAL, UNVERIFIED_NOTE
 from rag.engine import Engine
 from rag.errors import BadInput
 from rag.prompts import load_prompt
 from rag.records import Answer, Query
+from rag.sentences import split_sentences
+from rag.settings import Settings
 
 SAM_DOC = "000_c1913070b188e76b#5"
 ESM_DOC = "000_c1913070b188e76b#8"
@@ -326,6 +328,48 @@ def test_api_answers_quote_their_source_and_the_users_model_judges_them(scripted
     assert data["verifier"]["dropped"] == 2  # the overclaim (judge) and the number (the exact checks overrule it)
     local, _ = scripted(f"{SAM_FINDING} [1].")
     assert local.ask(SAM_QUESTION, "local").verifier.kept == 1 and len(_.calls) == 1  # local: the bundled judge
+
+
+def test_an_api_model_reads_every_abstract_whole_and_its_refusal_stands(scripted, engine) -> None:
+    """An API model is shown every retrieved abstract whole (the bundled model: the closest abstracts' key sentences,
+    which is what a 135M model copies well). When it writes only that the abstracts do not answer, the answer is a
+    refusal with the nearest papers, not an extractive answer from abstracts it has just read and rejected; asked to
+    answer anyway, the extractive answer follows with its note."""
+    retrieved = engine.library.search(Query(SAM_QUESTION))
+    abstracts = engine.library.abstracts([r.doc_id for r in retrieved])
+    api, llm = scripted("", REFUSAL)
+    declined = api.ask(SAM_QUESTION, "openai-compatible")
+    shown = llm.calls[1][1]["content"]
+    assert all(f"[{n}] " in shown for n in range(1, len(retrieved) + 1)) and len(retrieved) == 5
+    for text in abstracts.values():  # the first and the last sentence of each (at most 1,500 characters)
+        sentences = split_sentences(text[:1500])
+        assert sentences[0] in shown and sentences[-2] in shown
+    assert declined.refused and declined.answer == REFUSAL and declined.citations == [] and declined.nearest
+    assert declined.note == DECLINED_NOTE and len(llm.calls) == 2  # no judge call: nothing to judge
+    local, small = scripted(REFUSAL)
+    rescued = local.ask(SAM_QUESTION, "local")
+    assert not rescued.refused and rescued.citations and rescued.verifier.fallback == "extractive"
+    assert len(small.calls[0][1]["content"]) < len(shown) / 3  # key sentences of the closest abstracts
+    api_anyway, _ = scripted("", REFUSAL)
+    anyway = api_anyway.ask(Query(SAM_QUESTION, anyway=True), "openai-compatible")
+    assert not anyway.refused and anyway.citations and DECLINED_NOTE in (anyway.note or "")
+
+
+def test_the_judges_prompt_is_cut_to_the_api_models_window(scripted) -> None:
+    """The judge reads the abstracts whole where they fit; with a small window (a self-hosted server's n_ctx,
+    RAG_OPENAI_CONTEXT_SIZE) each is cut shorter until the prompt and the reply's tokens fit, and the answer is
+    still judged."""
+    answer = f'{PARAPHRASE} [1] | "we find that using SAM alone can improve adversarial robustness"\n'
+    reply = judge_reply(("supported", 1, "we find that using SAM alone can improve adversarial robustness"))
+    prompts, kept = [], []
+    for window in (4096, 1400):
+        engine, llm = scripted("", answer, reply)
+        llm.context_size = window
+        kept.append(engine.ask(SAM_QUESTION, "openai-compatible").verifier.kept)
+        prompts.append(llm.calls[2][0]["content"])
+    reply_tokens = Settings(_env_file=None).judge_max_tokens
+    assert len(prompts[1].split()) + reply_tokens <= 1400 < len(prompts[0].split()) + reply_tokens
+    assert kept == [1, 1] and prompts[0].count("\n[") == prompts[1].count("\n[") == 5  # every abstract, shorter
 
 
 def recorded_rewrite(question: str) -> str:

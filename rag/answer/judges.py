@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from rag.answer.llm import LLM
 
 
+ABSTRACT_CHARS = 1500  # what an API model reads of each abstract, answering and judging
+MIN_JUDGE_CHARS = 200  # the judge's abstracts are cut no shorter than this to fit a small context window
+
+
 class Judge(Protocol):
     """Decides what one source says about a claim."""
 
@@ -134,7 +138,7 @@ class LLMJudge:
     """RAG_VERIFIER=llm: one call per answer to an API model, which returns a JSON verdict per sentence
     (prompts/judge.txt). Its quotes are kept only when they are verbatim in the abstract."""
 
-    def __init__(self, llm: LLM, max_tokens: int, guard: Guard, source_chars: int = 1500) -> None:
+    def __init__(self, llm: LLM, max_tokens: int, guard: Guard, source_chars: int = ABSTRACT_CHARS) -> None:
         self.llm = llm
         self.guard = guard
         self.max_tokens = max_tokens
@@ -148,15 +152,19 @@ class LLMJudge:
         judge beside the claim."""
         from rag.prompts import load_prompt
 
-        block = "\n\n".join(
-            f"[{s.n}] {self.guard.without_instructions(s.abstract)[: self.source_chars]}" for s in sources
-        )
         quotes = quotes or [None] * len(claims)
         listed = "\n".join(
             f"{i}. {claim}" + (f'\n   (said to rest on [{q[0]}]: "{q[1]}")' if q else "")
             for i, (claim, q) in enumerate(zip(claims, quotes, strict=True), start=1)
         )
-        prompt = load_prompt("judge").format(sources=block, sentences=listed)
+        abstracts = [(s.n, self.guard.without_instructions(s.abstract)) for s in sources]
+        chars = self.source_chars
+        while True:  # each abstract cut shorter until the prompt fits the model's window with its reply
+            block = "\n\n".join(f"[{n}] {text[:chars]}" for n, text in abstracts)
+            prompt = load_prompt("judge").format(sources=block, sentences=listed)
+            if chars <= MIN_JUDGE_CHARS or self.llm.count_tokens(prompt) + self.max_tokens <= self.llm.context_size:
+                break
+            chars = max(int(chars * 0.8), MIN_JUDGE_CHARS)
         reply = self.llm.complete([{"role": "user", "content": prompt}], self.max_tokens, json=True)
         return parse_verdicts(reply, len(claims), {s.n for s in sources})
 

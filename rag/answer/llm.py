@@ -264,13 +264,13 @@ class OpenAIChat:
 
         self.model = settings.openai_model
         self.name = f"{'openai-compatible' if base_url else 'openai'}:{self.model}"
-        self.context_size = 8192
+        self.context_size = settings.openai_context_size
         self.temperature = settings.llm_temperature
         self.total_timeout = settings.llm_timeout_s
         self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.llm_timeout_s)
 
     def count_tokens(self, text: str) -> int:
-        return len(text) // 4 + 1  # a safe estimate; API models have large windows
+        return len(text) // 3 + 1  # an estimate on the safe side for small models' tokenizers too
 
     def warm_up(self, system_prompt: str) -> None:
         """Nothing to load: the server holds the model."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from rag.answer.entailment import Judgement
 from rag.answer.events import Note, OnEvent, Sentence, Token
 from rag.answer.extractive import contributions, extractive_answer, extractive_summary, key_sentences
-from rag.answer.judges import Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
+from rag.answer.judges import ABSTRACT_CHARS, Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
 from rag.answer.languages import foreign_to
 from rag.answer.llm import LLM, LLMError, LLMs
 from rag.answer.nearest import NEAREST, nearest_papers
@@ -145,20 +145,24 @@ def quoting(request: Request) -> bool:
 def prompt_messages(
     llm: LLM, request: Request, sources: list[Source], settings: Settings, guard: Guard
 ) -> list[dict[str, str]]:
-    system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if quoting(request) else PROMPT_FILES[request.task]))
+    whole = quoting(request)
+    system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if whole else PROMPT_FILES[request.task]))
     budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
-    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, settings.prompt_chars, guard)
+    chars = ABSTRACT_CHARS if whole else settings.prompt_chars
+    block = fit_sources(sources, llm, budget - TOKEN_MARGIN, chars, guard, whole)
     return [
         {"role": "system", "content": system},
         {"role": "user", "content": user.format(sources=block, question=request.query.text)},
     ]
 
 
-def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int, guard: Guard) -> str:
-    """The numbered source block: each passage cut to about `chars` characters, all within the token budget."""
+def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int, guard: Guard, whole: bool = False) -> str:
+    """The numbered source block: each passage (or `whole` abstract) cut to about `chars` characters, all within the
+    token budget."""
     lines: list[str] = []
     for source in sources:
-        passage = whole_sentences(guard.without_instructions(source.key_passage or source.passage), chars)
+        text = source.abstract if whole else source.key_passage or source.passage
+        passage = whole_sentences(guard.without_instructions(text), chars)
         title = f"{source.title}: " if source.title and not guard.instruction_like(source.title) else ""
         line = f"[{source.n}] ({where(source.venue, source.year)}) {title}{passage}"
         cost = llm.count_tokens(line)
@@ -277,6 +281,11 @@ class Composer:
 
 
 # ----- fall back: verbatim sentences when nothing generated survives (or there is no LLM) ------------------------
+def is_refusal(sentence: str) -> bool:
+    return sentence.strip().rstrip(".").casefold() == REFUSAL.rstrip(".").casefold()
+
+
+DECLINED_NOTE = "The model read the closest abstracts whole and found no answer to the question in them."
 UNVERIFIED_NOTE = (
     "No sentence of the generated answer could be verified against the abstracts; this answer is extractive."
 )
@@ -410,10 +419,13 @@ class Pipeline:
         llm = self.llms.get(request.backend)
         if llm is not None:
             with clock.stage("focus"):
-                shown = sources if request.task == "summary" else self.focused(results, sources)
-                self.verifier.prepare(shown)
-                show_key_sentences(shown, asked, self.settings.focus_margin)
+                shown = self.shown(request, results, sources, asked)
             note = self.generate_and_verify(llm, request, shown, asked, composer, clock)
+            if note == DECLINED_NOTE and not request.query.anyway:
+                emit(Sentence(REFUSAL))
+                return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done(f"rag.{request.task}"),
+                              composer.report, " ".join(n for n in (reranked.note, note) if n),
+                              nearest=self.nearest(question, sources, request.query), searched=searched)  # fmt: skip
         if request.task == "summary" and composer.rendered:
             with clock.stage("fallback"):
                 self.settle_all(missing_contributions(composer, sources, asked), sources, composer, clock)
@@ -525,6 +537,18 @@ class Pipeline:
             for i, r in enumerate(results, start=1)
         ]
 
+    def shown(
+        self, request: Request, results: list[SearchResult], sources: list[Source], asked: Question
+    ) -> list[Source]:
+        """The sources the LLM reads (and that may support its sentences), prepared for the verifier. An API model
+        reads every retrieved abstract whole, as its judge does; the local model only the most relevant abstracts'
+        key sentences, and a summary every abstract's."""
+        shown = sources if request.task == "summary" or quoting(request) else self.focused(results, sources)
+        self.verifier.prepare(shown)
+        if not quoting(request):
+            show_key_sentences(shown, asked, self.settings.focus_margin)
+        return shown
+
     def focused(self, results: list[SearchResult], sources: list[Source]) -> list[Source]:
         return focus(results, sources, self.settings.focus_margin, self.settings.prompt_sources)
 
@@ -539,8 +563,9 @@ class Pipeline:
         self, llm: LLM, request: Request, sources: list[Source], asked: Question, composer: Composer, clock: Timer
     ) -> str | None:
         """Stream the LLM's answer and settle each sentence as it completes (an answer keeps only the sentences
-        that address the question); a note when the LLM failed. With the LLM judge, the whole answer is checked
-        in one call once it is written."""
+        that address the question); a note when the LLM failed, or DECLINED_NOTE when an API model wrote only that
+        the abstracts do not answer the question (it then stands as a refusal). With the LLM judge, the whole answer
+        is checked in one call once it is written."""
         choices = self.choices(request, sources, asked)
         written = request.task == "answer" and choices is None  # picked sentences were chosen for their relevance
         topic = TopicFilter(asked, sources, self.library.embedder.embed) if written else None
@@ -551,11 +576,15 @@ class Pipeline:
             composer.emit(Token(token))
 
         judged_later: list[tuple[str, str | None]] = []  # the LLM judge: the whole answer in one call
+        declined = False  # an API model that read the abstracts whole wrote that they do not answer the question
         try:
             with clock.stage("generate"):
                 messages = prompt_messages(llm, request, sources, self.settings, self.guard)
             tokens = timed(llm.stream(messages, self.settings.llm_max_tokens, choices), clock, "generate")
             for sentence, quote in self.written(tokens, on_token, quoting(request)):
+                if quoting(request) and is_refusal(sentence):
+                    declined = True
+                    continue
                 if by_llm:
                     judged_later.append((sentence, quote))
                     continue
@@ -568,7 +597,7 @@ class Pipeline:
         if judged_later:
             with clock.stage("verify"):
                 return self.judge_with_llm(judged_later, sources, composer, topic)
-        return None
+        return DECLINED_NOTE if declined and not composer.sentences else None
 
     @staticmethod
     def written(
