@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAY = ROOT / "eval" / "datasets" / "lay_questions"
 RECORDED = LAY / "rewrites_recorded.jsonl"
 ANSWERS, JUDGEMENTS = LAY / "answers_recorded.jsonl", LAY / "judgements_recorded.jsonl"
+Recorded = dict[str, dict[str, str]]  # question id -> prompt sha256 -> reply
 
 
 class RecordedRewrites:
@@ -74,9 +75,14 @@ class RecordedAPIModel(RecordedRewrites):
     `prompts` set, each prompt without its reply is written there (DIR/answer/ID.txt, DIR/judge/ID.txt) to be
     answered."""
 
-    def __init__(self, replies: dict[str, str], answers: dict[str, dict], judgements: dict[str, dict],
+    def __init__(self, replies: dict[str, str], answers: Recorded, judgements: Recorded,
                  prompts: Path | None = None) -> None:  # fmt: skip
+        from rag.answer.llm import OpenAIChat
+        from rag.settings import Settings
+
         super().__init__(replies)
+        self.context_size = Settings(_env_file=None).openai_context_size  # fitted as an API model's prompts are
+        self.count_tokens = OpenAIChat.count_tokens  # type: ignore[method-assign]
         self.recorded = {"answer": answers, "judge": judgements}
         self.prompts = prompts
         self.current = ""
@@ -94,9 +100,9 @@ class RecordedAPIModel(RecordedRewrites):
         from rag.answer.llm import LLMError
 
         text = prompt_text(messages)
-        found = self.recorded[kind].get(self.current)
-        if found and found["prompt_sha256"] == hashlib.sha256(text.encode()).hexdigest():
-            return found["reply"]
+        found = self.recorded[kind].get(self.current, {}).get(hashlib.sha256(text.encode()).hexdigest())
+        if found is not None:
+            return found
         self.missing.append(f"{kind} {self.current}")
         if self.prompts:
             (self.prompts / kind).mkdir(parents=True, exist_ok=True)
@@ -109,11 +115,13 @@ def prompt_text(messages: list[dict[str, str]]) -> str:
     return "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in messages) + "\n"
 
 
-def recorded(path: Path) -> dict[str, dict]:
-    """Recorded replies (`reply`, `prompt_sha256`) by question id; none when the file is missing."""
-    if not path.exists():
-        return {}
-    return {row["id"]: row for row in map(json.loads, path.read_text().splitlines()) if row}
+def recorded(path: Path) -> Recorded:
+    """Recorded replies by question id, then by the sha256 of the prompt they answer (a question can have several:
+    Chroma's approximate search does not give every process the same fifth source); none when the file is missing."""
+    found: dict[str, dict[str, str]] = {}
+    for row in map(json.loads, path.read_text().splitlines() if path.exists() else []):
+        found.setdefault(row["id"], {})[row["prompt_sha256"]] = row["reply"]
+    return found
 
 
 def score(rows: list[dict], answers: list) -> dict[str, float | None]:  # type: ignore[type-arg]

@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     openai_model: str = Field("gpt-4o-mini", validation_alias=_env("RAG_OPENAI_MODEL", "OPENAI_MODEL"))
-    openai_context_size: int = Field(8192, ge=1024, validation_alias=_env("RAG_OPENAI_CONTEXT_SIZE"))
+    openai_context_size: int = Field(8192, ge=2048, validation_alias=_env("RAG_OPENAI_CONTEXT_SIZE"))
 
     # HTTP service (rag serve)
     api_keys: str = Field("", validation_alias=_env("RAG_API_KEYS"))

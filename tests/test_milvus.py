@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -112,11 +112,14 @@ def exact_weights(settings: Settings, words: list[str]) -> dict[str, float]:
 
 def test_the_embedded_milvus_keeps_its_word_counts_exact(tmp_path: Path, model_cache: Path) -> None:
     """The gate's idf comes from counts kept beside the embedded store (milvus-lite counts a word by reading every
-    row: minutes a question at 100,000 abstracts). They follow adds, replacements and removals, and counts a crash
-    left unfinished (marked dirty), or missing, are counted again from the collection."""
+    row: minutes a question at 100,000 abstracts). They follow adds, replacements and removals; a write that fails
+    (here a real one: a vector of the wrong size) leaves them pending and they are counted again; a store opened
+    while another writes waits for the write; missing counts are counted again."""
+    from llama_index.core.schema import TextNode
     from test_ingest import PUBMED
 
-    from rag.index.word_counts import DIRTY, WordCounts, counts_path
+    from rag.index.stores import open_store
+    from rag.index.word_counts import WordCounts, counts_path, drop_counts
 
     settings = Settings(_env_file=None, data_dir=tmp_path, model_cache=model_cache, store="milvus", chroma_host=None)
     papers = [json.loads(line) for line in PUBMED.read_text().splitlines()[:12]]
@@ -125,18 +128,29 @@ def test_the_embedded_milvus_keeps_its_word_counts_exact(tmp_path: Path, model_c
     changed = [{**papers[0], "abstract": papers[0]["abstract"] + " Zebrafish fins were not studied."}]
     ingest([write_jsonl(tmp_path / "changed.jsonl", changed)], settings)
     Library(settings).remove([papers[1]["doc_id"], papers[2]["doc_id"]])
-    words = ["zebrafish", "fin", "studi", "patient", "not", "wordnochunkholds"]
-    counts = WordCounts(counts_path(settings.milvus_target, settings.collection))
-    kept = Library(settings).term_weights(" ".join(words))
-    assert kept == pytest.approx(exact_weights(settings, list(kept)))
-    assert counts.chunks() == sum(1 for _ in Library(settings).retriever.chunks.iter_chunks())
-    with sqlite3.connect(counts.path) as db:  # what a process killed between its two writes leaves
-        db.execute("INSERT OR REPLACE INTO state VALUES (?, 1)", (DIRTY,))
-        db.execute("UPDATE words SET chunks = chunks + 5")
-    assert counts.chunks() is None
-    assert Library(settings).term_weights(" ".join(words)) == pytest.approx(kept)
-    counts.drop()  # an index made before the counts were kept
-    assert Library(settings).term_weights(" ".join(words)) == pytest.approx(kept)
+    question = "zebrafish fin studies of patients, not wordnochunkholds"
+    kept = Library(settings).term_weights(question)
+    assert len(kept) == 5 and kept == pytest.approx(exact_weights(settings, list(kept)))
+    path = counts_path(settings.milvus_target, settings.collection)
+    stored = open_store(settings, create=False)
+    assert stored is not None and WordCounts(path, stored.count, list).state() == (stored.count(), 0)
+    broken = TextNode(id_="zebrafish-broken#0", text="zebrafish zebrafish fin", embedding=[0.1, 0.2])
+    with pytest.raises(Exception, match=r"(?i)dim"):
+        stored.add([broken])
+    assert WordCounts(path, stored.count, list).state()[1] == 1  # pending: counted again at the next check
+    assert Library(settings).term_weights(question) == pytest.approx(kept)
+    writing = WordCounts(path, stored.count, list).updating()
+    writing.__enter__()  # a write in progress in this process
+    waited: list[dict[str, float]] = []
+    reader = threading.Thread(target=lambda: waited.append(Library(settings).term_weights(question)))
+    reader.start()
+    reader.join(timeout=3)
+    assert reader.is_alive() and not waited  # a store that must check its counts waits for the write
+    writing.__exit__(None, None, None)  # the write failed: left pending
+    reader.join(timeout=60)
+    assert waited == [pytest.approx(kept)]
+    drop_counts(path)  # an index made before the counts were kept
+    assert Library(settings).term_weights(question) == pytest.approx(kept)
 
 
 @pytest.mark.slow

@@ -338,7 +338,9 @@ def test_an_api_model_reads_every_abstract_whole_and_its_refusal_stands(scripted
     retrieved = engine.library.search(Query(SAM_QUESTION))
     abstracts = engine.library.abstracts([r.doc_id for r in retrieved])
     api, llm = scripted("", REFUSAL)
-    declined = api.ask(SAM_QUESTION, "openai-compatible")
+    events: list[Event] = []
+    declined = api.ask(SAM_QUESTION, "openai-compatible", on_event=events.append)
+    assert Note(DECLINED_NOTE) in events and events[-1] == Sentence(REFUSAL) and "nearest" in declined.timings_ms
     shown = llm.calls[1][1]["content"]
     assert all(f"[{n}] " in shown for n in range(1, len(retrieved) + 1)) and len(retrieved) == 5
     for text in abstracts.values():  # the first and the last sentence of each (at most 1,500 characters)

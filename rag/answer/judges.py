@@ -16,6 +16,7 @@ from rag.answer.checks import lexical_gaps, restates_numbers
 from rag.answer.entailment import Judgement, Label, decide, read_evidence
 from rag.answer.sources import Source
 from rag.corpus.injection import Guard
+from rag.sentences import whole_sentences
 from rag.terms import FUNCTION_WORDS, content_coverage
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 ABSTRACT_CHARS = 1500  # what an API model reads of each abstract, answering and judging
 MIN_JUDGE_CHARS = 200  # the judge's abstracts are cut no shorter than this to fit a small context window
+TOKEN_MARGIN = 32  # tokens kept free in an LLM's context window for the chat template
 
 
 class Judge(Protocol):
@@ -158,11 +160,12 @@ class LLMJudge:
             for i, (claim, q) in enumerate(zip(claims, quotes, strict=True), start=1)
         )
         abstracts = [(s.n, self.guard.without_instructions(s.abstract)) for s in sources]
+        room = self.llm.context_size - self.max_tokens - TOKEN_MARGIN
         chars = self.source_chars
-        while True:  # each abstract cut shorter until the prompt fits the model's window with its reply
-            block = "\n\n".join(f"[{n}] {text[:chars]}" for n, text in abstracts)
+        while True:  # each abstract cut to fewer whole sentences until the prompt fits the window with its reply
+            block = "\n\n".join(f"[{n}] {whole_sentences(text, chars)}" for n, text in abstracts)
             prompt = load_prompt("judge").format(sources=block, sentences=listed)
-            if chars <= MIN_JUDGE_CHARS or self.llm.count_tokens(prompt) + self.max_tokens <= self.llm.context_size:
+            if chars <= MIN_JUDGE_CHARS or self.llm.count_tokens(prompt) <= room:
                 break
             chars = max(int(chars * 0.8), MIN_JUDGE_CHARS)
         reply = self.llm.complete([{"role": "user", "content": prompt}], self.max_tokens, json=True)

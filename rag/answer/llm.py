@@ -269,7 +269,8 @@ class OpenAIChat:
         self.total_timeout = settings.llm_timeout_s
         self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=settings.llm_timeout_s)
 
-    def count_tokens(self, text: str) -> int:
+    @staticmethod
+    def count_tokens(text: str) -> int:
         return len(text) // 3 + 1  # an estimate on the safe side for small models' tokenizers too
 
     def warm_up(self, system_prompt: str) -> None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from rag.answer.entailment import Judgement
 from rag.answer.events import Note, OnEvent, Sentence, Token
 from rag.answer.extractive import contributions, extractive_answer, extractive_summary, key_sentences
-from rag.answer.judges import ABSTRACT_CHARS, Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
+from rag.answer.judges import ABSTRACT_CHARS, TOKEN_MARGIN, Judge, JudgeError, LexicalJudge, LLMJudge, ModelJudge
 from rag.answer.languages import foreign_to
 from rag.answer.llm import LLM, LLMError, LLMs
 from rag.answer.nearest import NEAREST, nearest_papers
@@ -134,7 +134,6 @@ PROMPT_FILES: dict[Task, tuple[str, str]] = {
 }
 QUOTED_PROMPTS = ("answer_system_quoted", "answer_user_quoted")  # API answers: each sentence with its source's words
 API_BACKENDS: tuple[Backend, ...] = ("openai", "openai-compatible")
-TOKEN_MARGIN = 32  # tokens kept free in the context window for the chat template
 
 
 def quoting(request: Request) -> bool:
@@ -167,7 +166,7 @@ def fit_sources(sources: list[Source], llm: LLM, budget: int, chars: int, guard:
         line = f"[{source.n}] ({where(source.venue, source.year)}) {title}{passage}"
         cost = llm.count_tokens(line)
         if cost > budget:
-            keep = max(budget, 0) * 4
+            keep = max(budget, 0) * 3  # characters: at least this many tokens for every tokenizer here
             if keep > 80:
                 lines.append(line[:keep].rsplit(" ", 1)[0] + " …")
             break
@@ -285,7 +284,7 @@ def is_refusal(sentence: str) -> bool:
     return sentence.strip().rstrip(".").casefold() == REFUSAL.rstrip(".").casefold()
 
 
-DECLINED_NOTE = "The model read the closest abstracts whole and found no answer to the question in them."
+DECLINED_NOTE = "The model read the closest abstracts and found no answer to the question in them."
 UNVERIFIED_NOTE = (
     "No sentence of the generated answer could be verified against the abstracts; this answer is extractive."
 )
@@ -407,12 +406,7 @@ class Pipeline:
         if overridden:
             emit(Note(ANSWERED_ANYWAY_NOTE))
         elif not answerable:
-            with clock.stage("nearest"):
-                nearest = self.nearest(question, sources, request.query)
-            emit(Sentence(REFUSAL))
-            times = clock.done(f"rag.{request.task}")
-            return Answer(request.query.text, REFUSAL, True, [], request.backend, times, note=reranked.note,
-                          nearest=nearest, searched=searched)  # fmt: skip
+            return self.refused(request, question, sources, searched, clock, emit, reranked.note)
         asked = Question(question, self.library.query_vector(question), terms, self.reader_for(question))
         composer = Composer(Citations(sources), emit, self.settings.unverified == "show")
         note = None
@@ -422,10 +416,9 @@ class Pipeline:
                 shown = self.shown(request, results, sources, asked)
             note = self.generate_and_verify(llm, request, shown, asked, composer, clock)
             if note == DECLINED_NOTE and not request.query.anyway:
-                emit(Sentence(REFUSAL))
-                return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done(f"rag.{request.task}"),
-                              composer.report, " ".join(n for n in (reranked.note, note) if n),
-                              nearest=self.nearest(question, sources, request.query), searched=searched)  # fmt: skip
+                emit(Note(note))
+                notes = " ".join(n for n in (reranked.note, note) if n)
+                return self.refused(request, question, sources, searched, clock, emit, notes, composer.report)
         if request.task == "summary" and composer.rendered:
             with clock.stage("fallback"):
                 self.settle_all(missing_contributions(composer, sources, asked), sources, composer, clock)
@@ -443,6 +436,24 @@ class Pipeline:
         return Answer(request.query.text, composer.text(), not composer.rendered, cited, request.backend,
                       clock.done(f"rag.{request.task}"), composer.report, note, abstracts=abstracts,
                       sentences=composer.sentences, nearest=nearest, searched=searched)  # fmt: skip
+
+    def refused(
+        self,
+        request: Request,
+        question: str,
+        sources: list[Source],
+        searched: list[str],
+        clock: Timer,
+        emit: OnEvent,
+        note: str | None,
+        report: VerifierReport | None = None,
+    ) -> Answer:
+        """The refusal, with the papers that came closest."""
+        with clock.stage("nearest"):
+            nearest = self.nearest(question, sources, request.query)
+        emit(Sentence(REFUSAL))
+        return Answer(request.query.text, REFUSAL, True, [], request.backend, clock.done(f"rag.{request.task}"),
+                      report or VerifierReport(), note, nearest=nearest, searched=searched)  # fmt: skip
 
     def rewriting(self, request: Request) -> bool:
         """Whether the LLM restates the question in the papers' words first (RAG_REWRITE; auto: an API model)."""
@@ -596,7 +607,9 @@ class Pipeline:
             return f"The {request.backend} backend failed ({exc}); {done}."
         if judged_later:
             with clock.stage("verify"):
-                return self.judge_with_llm(judged_later, sources, composer, topic)
+                note = self.judge_with_llm(judged_later, sources, composer, topic)
+            if note:
+                return note
         return DECLINED_NOTE if declined and not composer.sentences else None
 
     @staticmethod

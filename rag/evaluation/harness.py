@@ -207,6 +207,10 @@ def evaluate_question(engine: Engine, run: RunConfig, row: dict[str, Any], retri
 def refusal_reason(engine: Engine, question: str, data: dict[str, Any]) -> str:
     """Why a question was refused: the gate (its score and threshold, the closest abstract's similarity and its
     floor), or nothing that could be verified."""
+    from rag.answer.pipeline import DECLINED_NOTE
+
+    if DECLINED_NOTE in (data.get("note") or ""):
+        return "the API model found no answer in the closest abstracts"
     if {"generate", "fallback"} & set(data["timings_ms"]):
         return "no sentence written or quoted could be verified"
     pipeline = engine.pipeline

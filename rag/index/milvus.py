@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput, StoreUnavailable
 from rag.index.store import PAGE, StoredDoc, assembled, count_stored, make_folder, paper_row, papers_of
-from rag.index.word_counts import WordCounts, counts_path
+from rag.index.word_counts import WordCounts, counts_path, drop_counts
 from rag.records import Paper, doc_of_chunk
 from rag.settings import Settings
 from rag.terms import tokenize
@@ -36,7 +36,6 @@ PRECISION_KEY = "embedding_precision"
 TEXT_LIMIT = 65_535  # Milvus's longest VARCHAR
 ITERATE = 1000  # rows per page when reading every chunk
 BM25_K1 = 1.5  # bm25s's default; Milvus's scores carry a factor k1 + 1 that bm25s's (Lucene's) do not
-log = logging.getLogger(__name__)
 UNREACHABLE = 2  # pymilvus's error code for a server it cannot connect to
 CONNECT_TIMEOUT = 10.0  # seconds to reach a server before saying it cannot be reached
 NO_PACKAGE = "RAG_STORE=milvus needs the milvus extra: pip install 'abstracts-rag[milvus]' (make setup installs it)"
@@ -104,7 +103,7 @@ def drop(settings: Settings) -> None:
     if client is not None and client.has_collection(settings.collection):
         client.drop_collection(settings.collection)
     if not is_server(settings.milvus_target):
-        WordCounts(counts_path(settings.milvus_target, settings.collection)).drop()
+        drop_counts(counts_path(settings.milvus_target, settings.collection))
 
 
 def quoted(values: list[str]) -> str:
@@ -218,10 +217,10 @@ class MilvusStore:
         if counts is None:
             self._call("upsert", self.name, rows)
             return
-        replaced = self._call("get", self.name, ids=[r["id"] for r in rows], output_fields=["terms"])
-        counts.begin()
-        self._call("upsert", self.name, rows)
-        counts.change([r["terms"].split() for r in rows], [r["terms"].split() for r in replaced])
+        with counts.updating() as change:
+            replaced = self._call("get", self.name, ids=[r["id"] for r in rows], output_fields=["terms"])
+            self._call("upsert", self.name, rows)
+            change([r["terms"].split() for r in rows], [r["terms"].split() for r in replaced])
 
     def delete_docs(self, doc_ids: list[str]) -> None:
         if not self._exists():
@@ -232,27 +231,21 @@ class MilvusStore:
             if counts is None:
                 self._call("delete", self.name, filter=leaving)
                 continue
-            removed = self._where(leaving, ["terms"])
-            counts.begin()
-            self._call("delete", self.name, filter=leaving)
-            counts.change([], [r["terms"].split() for r in removed])
+            with counts.updating() as change:
+                removed = self._where(leaving, ["terms"])
+                self._call("delete", self.name, filter=leaving)
+                change([], [r["terms"].split() for r in removed])
 
     def _word_counts(self) -> WordCounts | None:
-        """The embedded store's word counts, checked against the collection once a process (while it holds
-        milvus-lite's lock no other process writes) and counted again when they do not match; None for a server,
-        whose inverted index counts a word quickly."""
+        """The embedded store's word counts, checked against the collection once for this store (and counted again
+        when they do not match); None for a server, whose inverted index counts a word quickly."""
         if is_server(self.settings.milvus_target):
             return None
-        counts = WordCounts(counts_path(self.settings.milvus_target, self.name))
-        if self._counts_checked:
-            return counts
-        chunks = self.count()
-        if counts.chunks() != chunks:
-            if chunks:
-                log.warning("rag: counting the words of %s chunks of the embedded Milvus once, for the refusal "
-                            "gate (about a minute per 60,000 chunks)", f"{chunks:,}")  # fmt: skip
-            counts.recount(r["terms"].split() for r in self._every("", ["terms"]))
-        self._counts_checked = True
+        counts = WordCounts(counts_path(self.settings.milvus_target, self.name), self.count,
+                            lambda: (r["terms"].split() for r in self._every("", ["terms"])))  # fmt: skip
+        if not self._counts_checked:
+            counts.check()
+            self._counts_checked = True
         return counts
 
     # ----- reading -------------------------------------------------------------------------------------------
@@ -341,7 +334,7 @@ class MilvusStore:
 
         counts = self._word_counts()
         if counts is not None:
-            frequencies, total = counts.frequencies(words), counts.chunks() or 0
+            frequencies, total = counts.frequencies(words)
             return {word: idf(frequencies[word], total) for word in words}
         total = self.count()
         if total != self._counted_at:
