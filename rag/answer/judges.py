@@ -161,10 +161,10 @@ class LLMJudge:
         )
         abstracts = [(s.n, self.guard.without_instructions(s.abstract)) for s in sources]
         room = self.llm.context_size - self.max_tokens - TOKEN_MARGIN
-        chars = self.source_chars
+        template, chars = load_prompt("judge"), self.source_chars
         while True:  # each abstract cut to fewer whole sentences until the prompt fits the window with its reply
             block = "\n\n".join(f"[{n}] {whole_sentences(text, chars)}" for n, text in abstracts)
-            prompt = load_prompt("judge").format(sources=block, sentences=listed)
+            prompt = template.format(sources=block, sentences=listed)
             if chars <= MIN_JUDGE_CHARS or self.llm.count_tokens(prompt) <= room:
                 break
             chars = max(int(chars * 0.8), MIN_JUDGE_CHARS)

@@ -108,6 +108,12 @@ def timed(items: Iterable[str], clock: Timer, stage: str) -> Iterator[str]:
 
 # ----- gate: refuse when no retrieved abstract addresses the question (rag/answer/relevance.py scores it) ----------
 REFUSAL = "The indexed abstracts do not answer this question."
+DECLINED_NOTE = "The model read the closest abstracts and found no answer to the question in them."
+
+
+def is_refusal(sentence: str) -> bool:
+    """Whether an LLM's sentence is the refusal it is told to give when the sources do not answer."""
+    return sentence.strip().rstrip(".").casefold() == REFUSAL.rstrip(".").casefold()
 
 
 # ----- focus: the abstracts an answer draws on, and what the LLM is shown of them ---------------------------------
@@ -280,11 +286,6 @@ class Composer:
 
 
 # ----- fall back: verbatim sentences when nothing generated survives (or there is no LLM) ------------------------
-def is_refusal(sentence: str) -> bool:
-    return sentence.strip().rstrip(".").casefold() == REFUSAL.rstrip(".").casefold()
-
-
-DECLINED_NOTE = "The model read the closest abstracts and found no answer to the question in them."
 UNVERIFIED_NOTE = (
     "No sentence of the generated answer could be verified against the abstracts; this answer is extractive."
 )
@@ -588,12 +589,13 @@ class Pipeline:
 
         judged_later: list[tuple[str, str | None]] = []  # the LLM judge: the whole answer in one call
         declined = False  # an API model that read the abstracts whole wrote that they do not answer the question
+        quoted = quoting(request)
         try:
             with clock.stage("generate"):
                 messages = prompt_messages(llm, request, sources, self.settings, self.guard)
             tokens = timed(llm.stream(messages, self.settings.llm_max_tokens, choices), clock, "generate")
-            for sentence, quote in self.written(tokens, on_token, quoting(request)):
-                if quoting(request) and is_refusal(sentence):
+            for sentence, quote in self.written(tokens, on_token, quoted):
+                if quoted and is_refusal(sentence):
                     declined = True
                     continue
                 if by_llm:
