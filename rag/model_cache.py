@@ -9,7 +9,6 @@ into place, and their sizes are recorded, so that a half-written or damaged file
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -90,17 +89,14 @@ def export_folder(cache: Path, name: str, model_dir: Path) -> Path:
 @contextmanager
 def preparing(folder: Path) -> Iterator[None]:
     """Hold the folder's lock while preparing it: another process preparing the same folder is waited for."""
+    from rag.locks import exclusive
+
+    def waiting() -> None:
+        print(f"waiting for another process preparing the model in {folder} ...", file=sys.stderr, flush=True)
+
     folder.mkdir(parents=True, exist_ok=True)
-    with (folder.parent / f".{folder.name}.lock").open("w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"waiting for another process preparing the model in {folder} ...", file=sys.stderr, flush=True)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with exclusive(folder.parent / f".{folder.name}.lock", waiting):
+        yield
 
 
 def record_sizes(folder: Path, names: list[str]) -> None:

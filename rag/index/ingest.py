@@ -84,21 +84,19 @@ def one_writer(settings: Settings) -> Iterator[None]:
     """Hold the data directory's write lock: embedded Chroma is not safe for several writing processes (vectors
     went missing when two ingests ran at once), so a second writer waits for the first to finish. A Milvus server
     takes several writers (each ingest worker its own files), so none is held for one."""
-    import fcntl
-
     from rag.index.milvus import is_server
+    from rag.locks import exclusive
 
     if settings.store == "milvus" and is_server(settings.milvus_target):
         yield  # a Milvus server takes several writers: each ingest worker writes its own files' papers
         return
     store.check_data_dir(settings)
     store.make_folder(settings.data_dir)
-    with (settings.data_dir / WRITE_LOCK).open("w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            log.warning("rag: another process is writing to %s; waiting for it to finish", settings.data_dir)
-            fcntl.flock(lock, fcntl.LOCK_EX)
+
+    def waiting() -> None:
+        log.warning("rag: another process is writing to %s; waiting for it to finish", settings.data_dir)
+
+    with exclusive(settings.data_dir / WRITE_LOCK, waiting):
         yield
 
 

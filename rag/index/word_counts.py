@@ -11,7 +11,6 @@ collection. Readers never wait: during a write they see the counts from before i
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import sqlite3
@@ -19,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
+
+from rag.locks import exclusive
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS words (word TEXT PRIMARY KEY, chunks INTEGER NOT NULL) WITHOUT ROWID;
@@ -125,15 +126,9 @@ class WordCounts:
         return {word: found.get(word, 0) for word in words}, total[0] if total else 0
 
 
-@contextmanager
-def turn(path: Path) -> Iterator[None]:
+def turn(path: Path) -> AbstractContextManager[None]:
     """One writer or recount of the counts at `path` at a time, across threads and processes."""
-    with Path(f"{path}.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return exclusive(Path(f"{path}.lock"))
 
 
 def drop_counts(path: Path) -> None:
