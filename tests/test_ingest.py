@@ -668,3 +668,26 @@ def test_a_windowed_ingest_stores_what_one_window_would_and_merges_a_paper_met_w
     merged = papers(windowed_settings)["doi:10.5555/jim.2019.0042"]
     assert "BACKGROUND:" in merged[0] or "RESULTS:" in merged[0]  # the longer PubMed abstract, stored afterwards
     assert read_manifest(windowed_settings.keyword_dir)["chunks"] == len(stored_ids(windowed_settings))
+
+
+def test_the_search_width_is_set_on_new_indexes_and_widened_by_the_next_ingest(make_settings, tmp_path: Path) -> None:
+    """Chroma's default HNSW width (100) missed close chunks, differently in each process; an index made with it
+    is widened by the next ingest (a writer), never by a search."""
+
+    def width(settings) -> int:
+        return store.open_collection(settings, create=False).configuration_json["hnsw"]["ef_search"]
+
+    settings = make_settings()
+    corpus = write_jsonl(tmp_path / "c.jsonl", [{"doc_id": "p1", "abstract": "Graph neural networks oversmooth."}])
+    ingest([corpus], settings)
+    assert width(settings) == store.EF_SEARCH
+
+    old = make_settings(data_dir=tmp_path / "old")
+    store.open_client(old).create_collection(
+        old.collection, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+    )
+    assert width(old) == 100  # Chroma's default, as indexes made before EF_SEARCH have it
+    assert store.open_collection(old, create=False) is not None and width(old) == 100  # reading changes nothing
+    ingest([corpus], old)
+    assert width(old) == store.EF_SEARCH
+    assert Retriever(old).search(Query("graph neural networks", 1))[0].doc_id == "p1"
