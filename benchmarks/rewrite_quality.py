@@ -117,7 +117,8 @@ def prompt_text(messages: list[dict[str, str]]) -> str:
 
 def recorded(path: Path) -> Recorded:
     """Recorded replies by question id, then by the sha256 of the prompt they answer (a question can have several:
-    Chroma's approximate search does not give every process the same fifth source); none when the file is missing."""
+    its sources differed at Chroma's old search width, between processes and from today's width); none when the file
+    is missing."""
     found: dict[str, dict[str, str]] = {}
     for row in map(json.loads, path.read_text().splitlines() if path.exists() else []):
         found.setdefault(row["id"], {})[row["prompt_sha256"]] = row["reply"]

@@ -117,6 +117,7 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     openai_model: str = Field("gpt-4o-mini", validation_alias=_env("RAG_OPENAI_MODEL", "OPENAI_MODEL"))
     openai_context_size: int = Field(8192, ge=2048, validation_alias=_env("RAG_OPENAI_CONTEXT_SIZE"))
+    openai_abstracts: Literal["whole", "key_sentences"] = Field("whole", validation_alias=_env("RAG_OPENAI_ABSTRACTS"))
 
     # HTTP service (rag serve)
     api_keys: str = Field("", validation_alias=_env("RAG_API_KEYS"))

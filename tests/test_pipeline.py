@@ -357,6 +357,20 @@ def test_an_api_model_reads_every_abstract_whole_and_its_refusal_stands(scripted
     assert not anyway.refused and anyway.citations and DECLINED_NOTE in (anyway.note or "")
 
 
+def test_a_small_api_model_can_read_key_sentences_instead(seeds_settings, engine) -> None:
+    """RAG_OPENAI_ABSTRACTS=key_sentences shows an API model what the local model reads (the closest abstracts' key
+    sentences), still asking it for the words that support each sentence."""
+    shown = {}
+    for choice in ("whole", "key_sentences"):
+        llm = ScriptedLLM("", REFUSAL)
+        settings = seeds_settings.model_copy(update={"openai_abstracts": choice})
+        Engine(settings, llm=llm, embedder=engine.library.embedder).ask(SAM_QUESTION, "openai-compatible")
+        shown[choice] = llm.calls[1]
+    assert shown["key_sentences"][0] == shown["whole"][0] and "character for character" in shown["whole"][0]["content"]
+    key, whole = shown["key_sentences"][1]["content"], shown["whole"][1]["content"]
+    assert "\n[1] (" in key and len(key) < len(whole) / 3
+
+
 def test_the_judges_prompt_is_cut_to_the_api_models_window(scripted) -> None:
     """The judge reads the abstracts whole where they fit; with a small window (a self-hosted server's n_ctx,
     RAG_OPENAI_CONTEXT_SIZE) each is cut shorter until the prompt and the reply's tokens fit, and the answer is

@@ -147,11 +147,17 @@ def quoting(request: Request) -> bool:
     return request.task == "answer" and request.backend in API_BACKENDS
 
 
+def reads_whole(request: Request, settings: Settings) -> bool:
+    """Whether the LLM reads every retrieved abstract whole: an API model answering, unless RAG_OPENAI_ABSTRACTS
+    gives it the closest abstracts' key sentences, as the local model gets (for a small model behind an API)."""
+    return quoting(request) and settings.openai_abstracts == "whole"
+
+
 def prompt_messages(
     llm: LLM, request: Request, sources: list[Source], settings: Settings, guard: Guard
 ) -> list[dict[str, str]]:
-    whole = quoting(request)
-    system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if whole else PROMPT_FILES[request.task]))
+    whole = reads_whole(request, settings)
+    system, user = (load_prompt(name) for name in (QUOTED_PROMPTS if quoting(request) else PROMPT_FILES[request.task]))
     budget = llm.context_size - settings.llm_max_tokens - llm.count_tokens(system + user + request.query.text)
     chars = ABSTRACT_CHARS if whole else settings.prompt_chars
     block = fit_sources(sources, llm, budget - TOKEN_MARGIN, chars, guard, whole)
@@ -553,11 +559,12 @@ class Pipeline:
         self, request: Request, results: list[SearchResult], sources: list[Source], asked: Question
     ) -> list[Source]:
         """The sources the LLM reads (and that may support its sentences), prepared for the verifier. An API model
-        reads every retrieved abstract whole, as its judge does; the local model only the most relevant abstracts'
-        key sentences, and a summary every abstract's."""
-        shown = sources if request.task == "summary" or quoting(request) else self.focused(results, sources)
+        reads every retrieved abstract whole, as its judge does (unless RAG_OPENAI_ABSTRACTS says otherwise); the
+        local model only the most relevant abstracts' key sentences, and a summary every abstract's."""
+        whole = reads_whole(request, self.settings)
+        shown = sources if request.task == "summary" or whole else self.focused(results, sources)
         self.verifier.prepare(shown)
-        if not quoting(request):
+        if not whole:
             show_key_sentences(shown, asked, self.settings.focus_margin)
         return shown
 
