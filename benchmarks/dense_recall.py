@@ -7,7 +7,8 @@ Markdown table.
 
 The questions are the first 150 PubMedQA dev questions and the lay-worded tuning questions; each is searched for
 its first 50 chunks (the retriever's pool) in three separate processes per width. Exact = every stored vector
-scored in numpy. The index's own width is set back when the benchmark ends.
+scored in numpy. An embedded index only (a Chroma server keeps the width it loaded). The benchmark holds the
+index's writer lock and sets its own width back when it ends.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,23 +27,27 @@ POOL = 50
 PROCESSES = 3
 
 
-def collection(data_dir: Path):  # type: ignore[no-untyped-def]
-    from rag.index import store
+def settings_for(data_dir: Path):  # type: ignore[no-untyped-def]
     from rag.settings import Settings
 
-    return store.open_collection(Settings(_env_file=None, data_dir=data_dir), create=False)
+    return Settings(_env_file=None, data_dir=data_dir, chroma_host=None)
+
+
+def collection(data_dir: Path):  # type: ignore[no-untyped-def]
+    from rag.index import store
+
+    return store.open_collection(settings_for(data_dir), create=False)
 
 
 def question_vectors(data_dir: Path) -> list[list[float]]:
     from rag.index.models import embedder_for
-    from rag.settings import Settings
+    from rag.index.store import index_precision
 
     datasets = ROOT / "eval" / "datasets"
     rows = (datasets / "pubmedqa" / "dev_questions.jsonl").read_text().splitlines()[:150]
     rows += (datasets / "lay_questions" / "tune.jsonl").read_text().splitlines()
-    settings = Settings(_env_file=None, data_dir=data_dir)
-    precision = collection(data_dir).metadata.get("embedding_precision")
-    return embedder_for(settings, precision).embed([json.loads(r)["question"] for r in rows]).tolist()
+    embedder = embedder_for(settings_for(data_dir), index_precision(collection(data_dir)))
+    return embedder.embed([json.loads(r)["question"] for r in rows]).tolist()
 
 
 def worker(data_dir: Path, vectors_file: Path) -> None:
@@ -80,20 +86,26 @@ def main() -> None:
     if args.worker:
         return worker(args.data_dir, args.worker)
 
-    vectors = question_vectors(args.data_dir)
-    vectors_file = args.data_dir / "dense-recall-questions.json"
+    from rag.index.ingest import one_writer
+
+    with one_writer(settings_for(args.data_dir)), tempfile.TemporaryDirectory() as work:
+        compare(args.data_dir, [int(w) for w in args.widths.split(",")], Path(work) / "questions.json")
+
+
+def compare(data_dir: Path, widths: list[int], vectors_file: Path) -> None:
+    vectors = question_vectors(data_dir)
     vectors_file.write_text(json.dumps(vectors))
-    truth = exact(args.data_dir, vectors)
-    found = collection(args.data_dir)
+    truth = exact(data_dir, vectors)
+    found = collection(data_dir)
     own = found.configuration_json["hnsw"]["ef_search"]
     print(f"\n## HNSW against exact search: {found.count():,} chunks, {len(vectors)} questions, first {POOL}\n")
     print("| ef_search | recall@10 | recall@50 | questions whose first 50 differ between 3 processes | search p50 |")
     print("|---|---|---|---|---|")
     try:
-        for width in [int(w) for w in args.widths.split(",")]:
+        for width in widths:
             found.modify(configuration={"hnsw": {"ef_search": width}})
             runs = [json.loads(subprocess.run(
-                [sys.executable, __file__, "--data-dir", str(args.data_dir), "--worker", str(vectors_file)],
+                [sys.executable, __file__, "--data-dir", str(data_dir), "--worker", str(vectors_file)],
                 check=True, capture_output=True, text=True).stdout) for _ in range(PROCESSES)]  # fmt: skip
             first = runs[0]["ids"]
             at10 = statistics.fmean(len(set(f[:10]) & set(t[:10])) / 10 for f, t in zip(first, truth, strict=True))
@@ -103,7 +115,6 @@ def main() -> None:
             print(f"| {width} | {at10:.4f} | {at50:.4f} | {differ} of {len(vectors)} | {p50:.1f} ms |", flush=True)
     finally:
         found.modify(configuration={"hnsw": {"ef_search": own}})
-        vectors_file.unlink()
 
 
 if __name__ == "__main__":

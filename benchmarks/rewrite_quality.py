@@ -173,7 +173,8 @@ def main() -> None:
     from rag.engine import Engine
     from rag.settings import Settings
 
-    settings = Settings(data_dir=args.data_dir)
+    # the recorded replies answer prompts of whole abstracts, whatever the environment says
+    settings = Settings(data_dir=args.data_dir, openai_abstracts="whole")
     plain = Engine(settings.model_copy(update={"rewrite": "off"}))
     if args.live:
         live = Engine(settings.model_copy(update={"rewrite": "on"}), embedder=plain.library.embedder)

@@ -1,7 +1,5 @@
 """`python -m rag`: the command line, as the `rag` script runs it."""
 
-import sys
+from rag.frontends.cli import run
 
-from rag.frontends.cli import main
-
-sys.exit(main())
+run()

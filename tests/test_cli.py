@@ -291,3 +291,18 @@ def test_rag_ui_ingests_its_seed_files_into_an_empty_index_before_it_starts(
     proc.terminate()
     proc.wait(timeout=30)
     assert "ingesting" not in again.read_text()
+
+
+def test_a_read_only_command_ends_with_its_whole_output_and_exit_code(seeds_env, cli_env, tmp_path) -> None:
+    """`rag search`, `ask` and `stats` end without the interpreter's teardown (rag.frontends.cli.run): what they
+    print still arrives whole, through a pipe too, a reader that stops early gets no traceback, and the exit code is
+    the command's."""
+    out = run_rag("search", "graph neural networks", "--json", "-k", "5", env=seeds_env)
+    assert out.returncode == 0 and len(json.loads(out.stdout)["results"]) == 5
+    piped = subprocess.run(f"{sys.executable} -m rag search 'graph neural networks' -k 5 | head -c 20",
+                           shell=True, capture_output=True, text=True, env=seeds_env, cwd=ROOT)  # fmt: skip
+    assert len(piped.stdout) == 20 and "Traceback" not in piped.stderr
+    empty = run_rag("stats", env={**cli_env, "RAG_DATA_DIR": str(tmp_path / "none")})
+    assert empty.returncode in (0, 2) and "Traceback" not in empty.stderr
+    refused = run_rag("ask", "", env=seeds_env)
+    assert refused.returncode == 2 and refused.stderr.startswith("rag: ")

@@ -358,17 +358,24 @@ def test_an_api_model_reads_every_abstract_whole_and_its_refusal_stands(scripted
 
 
 def test_a_small_api_model_can_read_key_sentences_instead(seeds_settings, engine) -> None:
-    """RAG_OPENAI_ABSTRACTS=key_sentences shows an API model what the local model reads (the closest abstracts' key
-    sentences), still asking it for the words that support each sentence."""
-    shown = {}
+    """RAG_OPENAI_ABSTRACTS=key_sentences shows an API model what the local model reads (the key sentences of the
+    RAG_PROMPT_SOURCES closest abstracts), still asking it for the words that support each sentence; its "no
+    answer" then falls back to the extractive answer, as the local model's does, since it did not read them all."""
+    shown, answers = {}, {}
     for choice in ("whole", "key_sentences"):
         llm = ScriptedLLM("", REFUSAL)
         settings = seeds_settings.model_copy(update={"openai_abstracts": choice})
-        Engine(settings, llm=llm, embedder=engine.library.embedder).ask(SAM_QUESTION, "openai-compatible")
+        answers[choice] = Engine(settings, llm=llm, embedder=engine.library.embedder).ask(
+            SAM_QUESTION, "openai-compatible"
+        )
         shown[choice] = llm.calls[1]
     assert shown["key_sentences"][0] == shown["whole"][0] and "character for character" in shown["whole"][0]["content"]
     key, whole = shown["key_sentences"][1]["content"], shown["whole"][1]["content"]
-    assert "\n[1] (" in key and len(key) < len(whole) / 3
+    assert whole.count("\n[") == 5 and 1 <= key.count("\n[") <= seeds_settings.prompt_sources
+    assert len(key) < len(whole) / 3
+    assert answers["whole"].refused and answers["whole"].note == DECLINED_NOTE
+    fallback = answers["key_sentences"]
+    assert not fallback.refused and fallback.citations and fallback.verifier.fallback == "extractive"
 
 
 def test_the_judges_prompt_is_cut_to_the_api_models_window(scripted) -> None:

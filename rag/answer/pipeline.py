@@ -582,9 +582,10 @@ class Pipeline:
         self, llm: LLM, request: Request, sources: list[Source], asked: Question, composer: Composer, clock: Timer
     ) -> str | None:
         """Stream the LLM's answer and settle each sentence as it completes (an answer keeps only the sentences
-        that address the question); a note when the LLM failed, or DECLINED_NOTE when an API model wrote only that
-        the abstracts do not answer the question (it then stands as a refusal). With the LLM judge, the whole answer
-        is checked in one call once it is written."""
+        that address the question); a note when the LLM failed, or DECLINED_NOTE when an API model that read every
+        abstract whole wrote only that they do not answer the question (it then stands as a refusal; one shown only
+        key sentences, RAG_OPENAI_ABSTRACTS, falls back to the extractive answer as the local model does). With the
+        LLM judge, the whole answer is checked in one call once it is written."""
         choices = self.choices(request, sources, asked)
         written = request.task == "answer" and choices is None  # picked sentences were chosen for their relevance
         topic = TopicFilter(asked, sources, self.library.embedder.embed) if written else None
@@ -595,7 +596,7 @@ class Pipeline:
             composer.emit(Token(token))
 
         judged_later: list[tuple[str, str | None]] = []  # the LLM judge: the whole answer in one call
-        declined = False  # an API model that read the abstracts whole wrote that they do not answer the question
+        declined = False  # an API model wrote that the abstracts do not answer the question
         quoted = quoting(request)
         try:
             with clock.stage("generate"):
@@ -619,7 +620,8 @@ class Pipeline:
                 note = self.judge_with_llm(judged_later, sources, composer, topic)
             if note:
                 return note
-        return DECLINED_NOTE if declined and not composer.sentences else None
+        stands = declined and reads_whole(request, self.settings)  # it read every abstract whole
+        return DECLINED_NOTE if stands and not composer.sentences else None
 
     @staticmethod
     def written(

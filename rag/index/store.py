@@ -26,11 +26,14 @@ PAGE = 1000  # ids per get/delete call, well under Chroma's batch limit
 # pages of PAGE: in pages of 5,000, a keyword-index rebuild of that index peaked 450 MiB higher (one run).
 READ_PAGE = 5000
 # The HNSW graph's search width (benchmarks/dense_recall.py). At Chroma's default (100) a search missed close chunks,
-# and over an index written by many ingest batches which ones changed from process to process, so a question could
-# get other sources in another process: over all PubMedQA and SciFact abstracts (19,367 chunks), HNSW's first 50
-# held 0.981 of the exact first 50 and differed between three processes for 19 of 205 questions; at 800, 0.9997 and
-# none. At 318,583 chunks the first 50 held 0.906 at 100 and 0.981 at 800, a search taking 3.9 ms instead of 1.3.
+# and over the index `rag ingest` wrote of all PubMedQA and SciFact abstracts (19,367 chunks) which ones changed
+# from process to process, so a question could get other sources in another process: HNSW's first 50 held 0.981
+# of the exact first 50 and differed between three processes for 17 of 205 questions; at 800, 0.9997 and none. At
+# 318,583 chunks the first 50 held 0.906 at 100 and 0.981 at 800, a search taking 3.9 ms instead of 1.3. A process
+# keeps the width its index had when it first searched it: a server (rag serve, rag ui, MCP, a Chroma server)
+# running when an older index is widened searches at the old width until it restarts.
 EF_SEARCH = 800
+CHROMA_EF_SEARCH = 100  # Chroma's default
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,8 @@ def collection_of(client: ClientAPI, settings: Settings, create: bool) -> Collec
 def widen_search(collection: Collection) -> None:
     """Give a collection made with a narrower search width (before EF_SEARCH) this one. Only writers call it (opening
     to write), so an index is changed by the next ingest, not by a search."""
-    hnsw = (collection.configuration_json or {}).get("hnsw") or {}
-    if hnsw.get("ef_search", EF_SEARCH) < EF_SEARCH:
+    hnsw = (collection.configuration_json or {}).get("hnsw")  # None: another index (Chroma's distributed SPANN)
+    if hnsw is not None and hnsw.get("ef_search", CHROMA_EF_SEARCH) < EF_SEARCH:
         collection.modify(configuration={"hnsw": {"ef_search": EF_SEARCH}})
 
 
