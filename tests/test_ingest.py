@@ -15,7 +15,7 @@ from conftest import ROOT, SEEDS, run_rag, write_jsonl
 from rag.corpus.chunker import chunk_paper
 from rag.corpus.loaders import load_corpus
 from rag.errors import BadInput
-from rag.index import store
+from rag.index import doctor, store
 from rag.index.ingest import ingest
 from rag.index.keywords import Filters, read_manifest
 from rag.index.retriever import Retriever
@@ -672,7 +672,7 @@ def test_a_windowed_ingest_stores_what_one_window_would_and_merges_a_paper_met_w
 
 def test_the_search_width_is_set_on_new_indexes_and_widened_by_the_next_ingest(make_settings, tmp_path: Path) -> None:
     """Chroma's default HNSW width (100) missed close chunks, differently in each process; an index made with it
-    is widened by the next ingest (a writer), never by a search."""
+    is widened by the next ingest (a writer) or `rag doctor --repair`, never by a search."""
 
     def width(settings) -> int:
         return store.open_collection(settings, create=False).configuration_json["hnsw"]["ef_search"]
@@ -689,5 +689,11 @@ def test_the_search_width_is_set_on_new_indexes_and_widened_by_the_next_ingest(m
     assert width(old) == 100  # Chroma's default, as indexes made before EF_SEARCH have it
     assert store.open_collection(old, create=False) is not None and width(old) == 100  # reading changes nothing
     ingest([corpus], old)
+    assert width(old) == store.EF_SEARCH
+    store.open_collection(old, create=False).modify(configuration={"hnsw": {"ef_search": 100}})
+    found = {f.check: f for f in doctor.examine(old).findings}["search width"]
+    assert not found.ok and "100 wide" in found.detail and width(old) == 100
+    repaired = doctor.examine(old, repair=True)
+    assert repaired.healthy and f"widened the search to {store.EF_SEARCH}" in repaired.repaired
     assert width(old) == store.EF_SEARCH
     assert Retriever(old).search(Query("graph neural networks", 1))[0].doc_id == "p1"

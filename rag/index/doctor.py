@@ -2,11 +2,13 @@
 
 With RAG_STORE=milvus the store keeps vectors and BM25 itself: the doctor checks the papers and the precision.
 
-Checks: the collection opens; every chunk has its vector (two writers at once once left chunks without one: dense
-search can never find them); every paper has all its chunks; the keyword index loads and counts the collection's
-chunks; the embedding precision recorded in the index is the one the settings ask for. Repairs, under the write lock:
-chunks without vectors are embedded again from their stored text, and the keyword index is rebuilt. A paper with
-missing chunks cannot be rebuilt from the index: the fix is to ingest its file again (ingest completes it).
+Checks: the collection opens and searches its graph wide enough; every chunk has its vector (two writers at once
+once left chunks without one: dense search can never find them); every paper has all its chunks; the keyword index
+loads and counts the collection's chunks; the embedding precision recorded in the index is the one the settings ask
+for. Repairs, under the write lock: chunks without vectors are embedded again from their stored text, the keyword
+index is rebuilt, and an index made with a narrower HNSW search width than today's (rag/index/store.py EF_SEARCH)
+is widened. A paper with missing chunks cannot be rebuilt from the index: the fix is to ingest its file again
+(ingest completes it).
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def flagged_papers(chunks: ChunkStore, settings: Settings) -> list[dict[str, Any
 def diagnose(chunks: ChunkStore, settings: Settings, progress: Progress | None = None) -> Checkup:
     count = chunks.count()
     findings = [Finding("collection", True, f"{count} chunks in {location(settings)}")]
+    if isinstance(chunks, ChromaStore):
+        findings.append(width_finding(chunks.collection))
     missing = chunks_without_vectors(chunks.collection, progress) if isinstance(chunks, ChromaStore) else []
     if missing:
         findings.append(Finding("vectors", False, f"{len(missing)} chunk(s) without a vector", REEMBED))
@@ -115,6 +119,18 @@ def diagnose(chunks: ChunkStore, settings: Settings, progress: Progress | None =
     findings.append(keyword_finding(chunks, settings, count))
     findings.append(precision_finding(chunks.precision(), settings))
     return Checkup(findings)
+
+
+def width_finding(collection: Collection) -> Finding:
+    width = store.search_width(collection)
+    if width is None:
+        return Finding("search width", True, "not an HNSW index")
+    if width >= store.EF_SEARCH:
+        return Finding("search width", True, f"HNSW searched {width} wide")
+    return Finding("search width", False,
+                   f"HNSW searched {width} wide (below {store.EF_SEARCH}: a search may miss close chunks, and "
+                   "different ones in different processes)",
+                   "rag doctor --repair widens it (so does the next ingest); then restart running servers")  # fmt: skip
 
 
 def keyword_finding(chunks: ChunkStore, settings: Settings, count: int) -> Finding:
@@ -183,6 +199,9 @@ def mend(collection: Collection, settings: Settings, checkup: Checkup) -> list[s
 
     done = []
     failing = {f.check for f in checkup.findings if not f.ok}
+    if "search width" in failing:
+        store.widen_search(collection)
+        done.append(f"widened the search to {store.EF_SEARCH}")
     if "vectors" in failing:
         missing = chunks_without_vectors(collection)
         reembed(collection, settings, missing)

@@ -70,11 +70,17 @@ def collection_of(client: ClientAPI, settings: Settings, create: bool) -> Collec
     return collection
 
 
+def search_width(collection: Collection) -> int | None:
+    """The collection's HNSW search width; None for another kind of index (Chroma's distributed SPANN)."""
+    hnsw = (collection.configuration_json or {}).get("hnsw")
+    return None if hnsw is None else int(hnsw.get("ef_search", CHROMA_EF_SEARCH))
+
+
 def widen_search(collection: Collection) -> None:
     """Give a collection made with a narrower search width (before EF_SEARCH) this one. Only writers call it (opening
-    to write), so an index is changed by the next ingest, not by a search."""
-    hnsw = (collection.configuration_json or {}).get("hnsw")  # None: another index (Chroma's distributed SPANN)
-    if hnsw is not None and hnsw.get("ef_search", CHROMA_EF_SEARCH) < EF_SEARCH:
+    to write, `rag doctor --repair`), so an index is changed by the next ingest, not by a search."""
+    width = search_width(collection)
+    if width is not None and width < EF_SEARCH:
         collection.modify(configuration={"hnsw": {"ef_search": EF_SEARCH}})
 
 
