@@ -13,6 +13,7 @@ from conftest import LLAMA_SERVER_CONTEXT, ROOT, SEEDS, run_rag, start_llama_ser
 from scripted import ScriptedLLM
 
 from rag.answer.events import Token
+from rag.answer.nearest import NEAREST_POOL
 from rag.answer.pipeline import REFUSAL
 from rag.corpus.loaders import load_corpus
 from rag.engine import Engine
@@ -90,10 +91,10 @@ def test_a_refusal_shows_the_closest_papers_with_their_closest_sentence_and_word
     assert_contract(data)
     papers = data["nearest"]
     assert len(papers) == 3 and len({p["doc_id"] for p in papers}) == 3
-    searched = [r.doc_id for r in engine.library.search(question)]
+    searched = list(dict.fromkeys(r.doc_id for r in engine.library.search(Query(question, NEAREST_POOL))))
     by_meaning = [r.doc_id for r in engine.library.search(Query(question, 3, mode="dense"))]
     in_turn = list(dict.fromkeys(doc for pair in zip(searched, by_meaning, strict=False) for doc in pair))[:3]
-    assert [p["doc_id"] for p in papers] == in_turn  # the search's first and the closest by meaning, in turn
+    assert [p["doc_id"] for p in papers] == in_turn  # the deeper search's first and the closest by meaning, in turn
     assert searched[:3] != in_turn  # here the two differ (a paper close in meaning that shares few words)
     for paper in papers:
         assert set(paper) == {"doc_id", "title", "venue", "year", "url", "sentence", "terms"}
@@ -104,6 +105,10 @@ def test_a_refusal_shows_the_closest_papers_with_their_closest_sentence_and_word
     assert "ChatGPT" in papers[0]["sentence"]  # the sentence closest to the question, not the abstract's first
     off = engine.ask("How long should sourdough bread ferment at high altitude?", "extractive")
     assert off.refused and len(off.nearest) == 3 and "nearest" in off.timings_ms
+    shallow = Engine(engine.settings.model_copy(update={"candidates": 2}), embedder=engine.library.embedder)
+    answered_from = list(dict.fromkeys(r.doc_id for r in shallow.library.search(question)))
+    assert answered_from[:3] != searched[:3]  # an answer's search of 2 chunks each way ranks differently...
+    assert [p.doc_id for p in shallow.ask(question, "extractive").nearest] == in_turn  # ...the nearest look deeper
 
 
 def test_a_short_question_naming_a_method_is_answered_not_refused(engine: Engine) -> None:

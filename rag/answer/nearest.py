@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rag.answer.sources import Source
 
 NEAREST = 3  # papers shown with a refusal
+NEAREST_POOL = 100  # chunks each half of the search looks at for them (the answer's search: RAG_CANDIDATES, 50)
 TERMS = 4  # words to try, per paper
 
 
