@@ -6,8 +6,8 @@ STAMP := $(VENV)/.setup-done
 DATA_DIR ?= data
 HOST ?= 127.0.0.1
 PORT ?= 7860
-# Test processes of `make check` (pytest-xdist): 68 s instead of 115 s on 2 cores. `make test` runs in one: its LLM
-# tests, two at a time, oversubscribe the cores (llama.cpp's threads spin), and one then took over 5 minutes.
+# Test processes (pytest-xdist), each kept to a core of its own with the local LLM on one thread (tests/conftest.py:
+# llama.cpp's threads spin, so two LLMs sharing both cores slowed each other many times over).
 TEST_WORKERS ?= 2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -54,7 +54,7 @@ run: setup
 
 # Everything: lint, unit tests, the real models, real servers and the browser. CI runs this.
 test: setup browser rerank-server lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast inner loop (under 2 minutes once set up): lint, then the tests that need neither the real LLM nor a
 # server, subprocess or browser (the pipeline runs on a scripted LLM). The embedding model's ONNX export is kept

@@ -28,6 +28,18 @@ SEEDS = ROOT / "seeds"
 SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (`make test` and `make check` run two workers) each worker, and everything it starts, keeps
+    to one core of its own, and the local LLM runs on one thread: llama.cpp's and ONNX Runtime's threads wait for
+    each other by spinning, so two processes sharing both cores slow each other many times over (a local-LLM eval
+    took over 5 minutes instead of 30 s). The product reads the cores it may use (`os.sched_getaffinity`)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ...
+    if worker:
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[int(worker.removeprefix("gw")) % len(cores)]})
+        os.environ["RAG_LLM_THREADS"] = "1"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that starts `rag` as a subprocess (it takes cli_env) is slow, as the marker says: `make check` leaves
     it to `make test`, which runs everything."""
@@ -164,7 +176,8 @@ def start_llama_server(log_path: Path, *options: str) -> tuple[subprocess.Popen,
     log = log_path.open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(find_gguf(Settings(_env_file=None))),
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(LLAMA_SERVER_CONTEXT), "--n_threads", "2",
+         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(LLAMA_SERVER_CONTEXT),
+         "--n_threads", os.environ.get("RAG_LLM_THREADS", "2"),
          "--model_alias", "smollm2", *options],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
