@@ -53,7 +53,10 @@ run: setup
 	$(BIN)/rag ui --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT) --seed seeds/
 
 # Everything: lint, unit tests, the real models, real servers and the browser. CI runs this.
-test: setup browser rerank-server lint
+# The three set-ups run side by side: the rerank server's environment installs while llama-cpp-python compiles.
+test:
+	$(MAKE) --jobs=3 --output-sync=target setup browser rerank-server
+	$(MAKE) lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast inner loop (under 2 minutes once set up): lint, then the tests that need neither the real LLM nor a
