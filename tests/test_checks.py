@@ -189,7 +189,8 @@ RELAPSE = (
 MEASURES = (
     "Nausea was reported by 45 vs. 7% of patients (P = 0.001). Lip-smacking showed a 5 Hz rhythm in 30 monkeys, and "
     "doses of 0.3 mg were given twice daily; the signal rose threefold within 2 min. Obesity is a known risk factor. "
-    "We established a rat model of sepsis; the allele may be protective, as was proved in mice."
+    "We established a rat model of sepsis; the allele may be protective, as was proved in mice. Screening could save "
+    "$750 million over 5 years."
 )
 
 
@@ -221,6 +222,7 @@ MEASURES = (
         # certainty in another form of the abstract's own word; "established a model" is a method, not a certainty
         (MEASURES, "It was proven in mice that the allele may be protective."),
         (MEASURES, "The authors established a rat model of sepsis."),
+        (MEASURES, "Screening could save as much as $750 Million in five years."),  # a scale word in any case
     ],
 )
 def test_bounds_measures_things_causes_and_negations_are_read_as_meant(abstract: str, claim: str) -> None:
@@ -241,6 +243,7 @@ def test_bounds_measures_things_causes_and_negations_are_read_as_meant(abstract:
         (MEASURES, "The allele has been established as protective.", "scope"),  # a certainty the abstract hedges
         (MEASURES, "The rat model of sepsis reliably predicts outcomes in patients.", "scope"),
         (MEASURES, "This study establishes obesity as a cause of sepsis.", "scope"),
+        (MEASURES, "Screening could save up to $5 billion.", "number"),  # "5" is there, but not "5 billion"
     ],
 )
 def test_those_readings_still_catch_a_reversed_finding(abstract: str, claim: str, kind: str) -> None:

@@ -71,6 +71,8 @@ SMALL_MEASURE = re.compile(
     r"(?<![\w.-])([123])\s*-?\s*(%|(?:fold|x|times|hz|kg|mg|ng|ug|\u00b5g|ml|mm|cm|m?mol|iu|kda|kb|mb"
     r"|min(?:ute)?s?|hours?|days?|weeks?|months?|years?)\b)"
 )
+# a number with a scale word is looked for with it: "$5 billion" is not given by "$750 million ... for 5 years"
+SCALED = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.I)
 PER_CENT = re.compile(r"\s*\bper\s?cent\b")  # "3 percent", "3 per cent": read as "3%" on both sides
 
 
@@ -96,6 +98,16 @@ def small_measures_missing(claim: str, abstract: str) -> list[str]:
         if not re.search(rf"(?<![\w.])(?:{number}|{DIGITS[number]})\s*-?\s*{unit_forms(unit)}", haystack):
             missing.append(m.group(0))
     return missing
+
+
+def scales_missing(claim: str, abstract: str) -> list[str]:
+    """The claim's numbers with a scale word ("5 billion") that the abstract never gives with that word."""
+    haystack = as_written(abstract).lower()
+    return [
+        m.group(0)
+        for m in SCALED.finditer(claim)
+        if not re.search(rf"(?<![\w.]){re.escape(m.group(1))}\s*{m.group(2).lower()}\b", haystack)
+    ]
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -201,7 +213,7 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
     if gaps:
         kind: CheckKind = "number" if any(is_number(g) for g in gaps) else "name"
         return Objection(kind, f"the abstract does not mention {', '.join(repr(g) for g in gaps)}")
-    measured = small_measures_missing(claim, abstract)
+    measured = small_measures_missing(claim, abstract) + scales_missing(claim, abstract)
     if measured:
         return Objection("number", f"the abstract does not give {', '.join(repr(m) for m in measured)}")
     wanted, stated = measures(claim), measures(abstract)
