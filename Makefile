@@ -55,6 +55,8 @@ run: setup
 # Everything: lint, unit tests, the real models, real servers and the browser. CI runs this.
 # The three set-ups run side by side: the rerank server's environment installs while llama-cpp-python compiles.
 test:
+	@mkdir -p $(VENV)
+	@echo "Setting up .venv, the rerank server's environment and Chromium side by side (each part's output shows when it ends)"
 	$(MAKE) --jobs=3 --output-sync=target setup browser rerank-server
 	$(MAKE) lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile

@@ -7,7 +7,8 @@ question's gold abstracts that the answer cites (for multi-paper questions: are 
 is the share of answerable questions that got an answer (not a refusal); refused is the share of unanswerable
 questions refused; must_contain is the share of must_contain entries (alternatives separated by |) found in the
 answers to answerable questions; support is the share of the LLM's own sentences that the verifier kept; fell back
-counts the answers whose LLM sentences the verifier all dropped, answered extractively instead.
+counts the answers given extractively instead of by the LLM (`verifier.fallback`: the verifier dropped all its
+sentences, or the model failed, or, with --recorded, a prompt had no recorded reply).
 
 `--recorded DIR` adds a capable API model's run from its recorded replies (no such model can be reached here):
 DIR/rewrites.jsonl, answers.jsonl and judgements.jsonl, read as benchmarks/rewrite_quality.py reads the lay
@@ -59,7 +60,7 @@ def main() -> None:
     if args.recorded:
         from rewrite_quality import RecordedAPIModel, recorded
 
-        rewrites = [json.loads(line) for line in (args.recorded / "rewrites.jsonl").read_text().splitlines()]
+        rewrites = [json.loads(line) for line in (args.recorded / "rewrites.jsonl").read_text().splitlines() if line]
         answers, judgements = recorded(args.recorded / "answers.jsonl"), recorded(args.recorded / "judgements.jsonl")
         api = RecordedAPIModel({r["question"]: r["reply"] for r in rewrites}, answers, judgements, args.prompts)
         as_api = settings.model_copy(update={"rewrite": "auto", "verifier": "auto", "openai_abstracts": "whole"})
@@ -70,9 +71,9 @@ def main() -> None:
         "| first token p50 / p95 | verify p50 / p95 | total p50 / p95 |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for label, engine, backend in runs:
-        if api is None or engine.llms.get(backend) is not api:
-            engine.ask("warm-up: what is sharpness-aware minimization?", backend)
+    for label, run_engine, backend in runs:
+        if api is None or run_engine.llms.get(backend) is not api:
+            run_engine.ask("warm-up: what is sharpness-aware minimization?", backend)
         cited = gold_cited = answered = answerable = refused = unanswerable = hits = entries = fell_back = 0
         first, total, verify = [], [], []
         judged = supported = 0
@@ -81,7 +82,7 @@ def main() -> None:
             if api is not None:
                 api.current = q["id"]
             start = time.perf_counter()
-            answer = engine.ask(q["question"], backend)
+            answer = run_engine.ask(q["question"], backend)
             total.append((time.perf_counter() - start) * 1000)
             first.append(answer.timings_ms.get("first_token", total[-1]))
             verify.append(answer.timings_ms.get("verify", 0.0))

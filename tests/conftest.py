@@ -30,14 +30,17 @@ SEEDS_QA = ROOT / "eval" / "datasets" / "seeds_qa.jsonl"
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist (`make test` and `make check` run two workers) each worker, and everything it starts, keeps
-    to one core of its own, and the local LLM runs on one thread: llama.cpp's and ONNX Runtime's threads wait for
-    each other by spinning, so two processes sharing both cores slow each other many times over (a local-LLM eval
-    took over 5 minutes instead of 30 s). The product reads the cores it may use (`os.sched_getaffinity`)."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ...
-    if worker:
+    to cores of its own (one each on 2 cores) and runs the local LLM on that many threads: llama.cpp's and ONNX
+    Runtime's threads wait for each other by spinning, so two processes sharing both cores slow each other many
+    times over (a local-LLM eval took over 5 minutes instead of 30 s). The product reads the cores it may use
+    (`os.sched_getaffinity`)."""
+    worker, workers = os.environ.get("PYTEST_XDIST_WORKER"), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if worker and workers > 1:  # gw0, gw1, ...: each takes every n-th core (on fewer cores than workers, they share)
         cores = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cores[int(worker.removeprefix("gw")) % len(cores)]})
-        os.environ["RAG_LLM_THREADS"] = "1"
+        index = int(worker.removeprefix("gw"))
+        share = cores[index::workers] or [cores[index % len(cores)]]
+        os.sched_setaffinity(0, share)
+        os.environ["RAG_LLM_THREADS"] = str(len(share))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -249,3 +249,15 @@ def test_bounds_measures_things_causes_and_negations_are_read_as_meant(abstract:
 def test_those_readings_still_catch_a_reversed_finding(abstract: str, claim: str, kind: str) -> None:
     found = objection(claim, abstract, abstract)
     assert found is not None and found.kind == kind, found
+
+
+def test_a_number_with_a_scale_word_is_read_however_either_side_writes_it() -> None:
+    abstract = "The programme cost 1,500 million dollars, within a 5-billion-euro budget over five years."
+    for claim in (
+        "The programme cost 1,500 million dollars.",  # verbatim
+        "The programme cost 1500 Million dollars.",
+        "The budget was 5 billion euros.",
+    ):
+        assert objection(claim, abstract, abstract) is None, claim
+    found = objection("The programme cost 1,500 billion dollars.", abstract, abstract)
+    assert found is not None and found.kind == "number" and "1500 billion" in found.detail

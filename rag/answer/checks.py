@@ -72,7 +72,7 @@ SMALL_MEASURE = re.compile(
     r"|min(?:ute)?s?|hours?|days?|weeks?|months?|years?)\b)"
 )
 # a number with a scale word is looked for with it: "$5 billion" is not given by "$750 million ... for 5 years"
-SCALED = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.I)
+SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*-?\s*(thousand|million|billion|trillion)\b", re.I)
 PER_CENT = re.compile(r"\s*\bper\s?cent\b")  # "3 percent", "3 per cent": read as "3%" on both sides
 
 
@@ -101,13 +101,15 @@ def small_measures_missing(claim: str, abstract: str) -> list[str]:
 
 
 def scales_missing(claim: str, abstract: str) -> list[str]:
-    """The claim's numbers with a scale word ("5 billion") that the abstract never gives with that word."""
-    haystack = as_written(abstract).lower()
-    return [
-        m.group(0)
-        for m in SCALED.finditer(claim)
-        if not re.search(rf"(?<![\w.]){re.escape(m.group(1))}\s*{m.group(2).lower()}\b", haystack)
-    ]
+    """The claim's numbers with a scale word ("5 billion") that the abstract never gives with that word, in digits
+    or in words ("five billion", "a 5-billion budget")."""
+    haystack = as_written(abstract)
+    missing = []
+    for m in SCALED.finditer(as_written(claim)):
+        number = re.escape(m.group(1)) + (f"|{DIGITS[m.group(1)]}" if m.group(1) in DIGITS else "")
+        if not re.search(rf"(?<![\w.])(?:{number})\s*-?\s*{m.group(2)}\b", haystack):
+            missing.append(m.group(0))
+    return missing
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:

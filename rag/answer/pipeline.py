@@ -501,7 +501,7 @@ class Pipeline:
         the deeper search too (the paraphrased PubMedQA tuning questions: 8 of 9 either way)."""
         held = {s.doc_id: s for s in sources}  # a paper already among the sources keeps its Source (and vectors)
         deeper = replace(query, k=max(NEAREST_POOL, query.k or 0))
-        leading = sources if rewritten else self.fetched(self.first_papers(deeper), held)
+        leading = sources if rewritten else self.fetched(self.library.search(deeper)[:NEAREST], held)
         by_meaning = self.fetched(self.library.search(replace(query, k=NEAREST, mode="dense")), held)
         distinct: dict[str, Source] = {}
         for pair in zip_longest(leading, by_meaning):
@@ -509,13 +509,6 @@ class Pipeline:
                 if source is not None:
                     distinct.setdefault(source.doc_id, source)
         return list(distinct.values())[:NEAREST]
-
-    def first_papers(self, query: Query) -> list[SearchResult]:
-        """The first NEAREST papers of a search, each by its best chunk."""
-        best: dict[str, SearchResult] = {}
-        for result in self.library.search(query):
-            best.setdefault(result.doc_id, result)
-        return list(best.values())[:NEAREST]
 
     def fetched(self, results: list[SearchResult], held: dict[str, Source]) -> list[Source]:
         """The results as sources, those not `held` yet fetched (and added to it)."""
