@@ -91,7 +91,7 @@ def test_a_refusal_shows_the_closest_papers_with_their_closest_sentence_and_word
     assert_contract(data)
     papers = data["nearest"]
     assert len(papers) == 3 and len({p["doc_id"] for p in papers}) == 3
-    searched = list(dict.fromkeys(r.doc_id for r in engine.library.search(Query(question, NEAREST_POOL))))
+    searched = [r.doc_id for r in engine.library.search(Query(question, NEAREST_POOL))]  # one result per paper
     by_meaning = [r.doc_id for r in engine.library.search(Query(question, 3, mode="dense"))]
     in_turn = list(dict.fromkeys(doc for pair in zip(searched, by_meaning, strict=False) for doc in pair))[:3]
     assert [p["doc_id"] for p in papers] == in_turn  # the deeper search's first and the closest by meaning, in turn
@@ -106,7 +106,7 @@ def test_a_refusal_shows_the_closest_papers_with_their_closest_sentence_and_word
     off = engine.ask("How long should sourdough bread ferment at high altitude?", "extractive")
     assert off.refused and len(off.nearest) == 3 and "nearest" in off.timings_ms
     shallow = Engine(engine.settings.model_copy(update={"candidates": 2}), embedder=engine.library.embedder)
-    answered_from = list(dict.fromkeys(r.doc_id for r in shallow.library.search(question)))
+    answered_from = [r.doc_id for r in shallow.library.search(question)]
     assert answered_from[:3] != searched[:3]  # an answer's search of 2 chunks each way ranks differently...
     assert [p.doc_id for p in shallow.ask(question, "extractive").nearest] == in_turn  # ...the nearest look deeper
 

@@ -95,7 +95,7 @@ def small_measures_missing(claim: str, abstract: str) -> list[str]:
     missing = []
     for m in SMALL_MEASURE.finditer(PER_CENT.sub("%", claim.lower())):
         number, unit = m.group(1), m.group(2)
-        if not re.search(rf"(?<![\w.])(?:{number}|{DIGITS[number]})\s*-?\s*{unit_forms(unit)}", haystack):
+        if not given_with(number, unit_forms(unit), haystack):
             missing.append(m.group(0))
     return missing
 
@@ -104,12 +104,14 @@ def scales_missing(claim: str, abstract: str) -> list[str]:
     """The claim's numbers with a scale word ("5 billion") that the abstract never gives with that word, in digits
     or in words ("five billion", "a 5-billion budget")."""
     haystack = as_written(abstract)
-    missing = []
-    for m in SCALED.finditer(as_written(claim)):
-        number = re.escape(m.group(1)) + (f"|{DIGITS[m.group(1)]}" if m.group(1) in DIGITS else "")
-        if not re.search(rf"(?<![\w.])(?:{number})\s*-?\s*{m.group(2)}\b", haystack):
-            missing.append(m.group(0))
-    return missing
+    return [m.group(0) for m in SCALED.finditer(as_written(claim)) if not given_with(m[1], m[2] + r"\b", haystack)]
+
+
+def given_with(number: str, unit: str, haystack: str) -> bool:
+    """Whether `haystack` gives `number`, in digits or as its word, followed by `unit` (a pattern): "3 Hz",
+    "three-fold", "a 5-billion budget"."""
+    forms = re.escape(number) + (f"|{DIGITS[number]}" if number in DIGITS else "")
+    return re.search(rf"(?<![\w.])(?:{forms})\s*-?\s*{unit}", haystack) is not None
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
