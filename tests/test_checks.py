@@ -261,3 +261,23 @@ def test_a_number_with_a_scale_word_is_read_however_either_side_writes_it() -> N
         assert objection(claim, abstract, abstract) is None, claim
     found = objection("The programme cost 1,500 billion dollars.", abstract, abstract)
     assert found is not None and found.kind == "number" and "1500 billion" in found.detail
+
+
+def test_a_change_is_read_against_what_the_abstract_says_of_the_same_thing() -> None:
+    """A sentence of the abstract saying one thing went up and another down does not back a claim that reverses
+    either; what changed is read from the words around each change word."""
+    abstract = (
+        "Treatment with compound K increased brown adipose tissue activity and decreased plasma triglyceride levels "
+        "in healthy women. Cold acclimation brought about retardation of leaf expansion, while de-acclimation "
+        "promoted leaf expansion. The intervention group showed a greater reduction in depressive symptoms."
+    )
+    reversed_ = objection("Compound K decreases brown adipose tissue activity in healthy women.", abstract, abstract)
+    assert reversed_ is not None and reversed_.kind == "direction", reversed_
+    assert "decrease" in reversed_.detail
+    for faithful in (
+        "Compound K increased brown adipose tissue activity in healthy women.",
+        "Compound K lowered plasma triglyceride levels in healthy women.",
+        "Cold acclimation slowed leaf expansion.",  # "retardation of leaf expansion" is a slowing
+        "The intervention produced a greater decrease in depressive symptoms.",  # a change of a change
+    ):
+        assert objection(faithful, abstract, abstract) is None, faithful

@@ -6,7 +6,8 @@ closest sentences) or, for words that must simply occur, against the whole abstr
   says "5 Hz" (a small number with a unit is a measurement, not a count, and is looked for with its unit);
 - named methods, datasets and models (SAM, CIFAR-10, GPT-4) that the abstract never names;
 - negation: "does not" / "no significant" on one side only;
-- direction: "reduces" where the evidence only says "increases";
+- direction: "reduces" where the evidence only says "increases", or says "increases" of the same thing while it says
+  something else decreased;
 - hedging: a definite claim where the evidence says "may" or "suggests";
 - scope: "all", "always", "the first", "state of the art", "outperforms every", and certainty ("proven",
   "established as", "reliably") that the abstract never claims in any form of the word;
@@ -288,7 +289,7 @@ DOWN = words(
     r"decreas\w*", r"lower", r"less", r"fewer", r"reduc\w*", r"smaller", r"declin\w*", r"drop\w*", r"fall\w*", r"fell",
     r"diminish\w*", r"worse", r"slower", r"underperform\w*", r"inferior", r"degrad\w*", r"worsen\w*", r"impair\w*",
     r"weaken\w*", r"down-?regulat\w*", r"suppress\w*", r"inhibit\w*", r"hurt\w*", r"harm\w*", r"lags?",
-    r"lowest", r"slow(?:s|ed|ing)?", r"imped\w*", r"attenuat\w*",
+    r"lowest", r"slow(?:s|ed|ing)?", r"imped\w*", r"attenuat\w*", r"retard\w*",
 )  # fmt: skip
 HEDGE = words(
     r"may", r"might", r"could", r"suggest\w*", r"possibl\w*", r"potential\w*", r"likely", r"appears?", r"seems?",
@@ -393,6 +394,71 @@ def is_bound(text: str, match: re.Match[str]) -> bool:
     )
 
 
+# A change and what it is said of: "CDCA decreases brown adipose tissue activity" against "CDCA treatment increased
+# BAT activity" in a sentence that also says something else decreased.
+PHRASE_TOKEN = re.compile(r"[A-Za-z0-9][\w'-]*|[,;:()]")
+PHRASE_END = re.compile(r"[,;:()]|while|whereas|but|although|and|or|than|compared|versus|vs|with|in|of|for|among|at|by|"
+                        r"from|to|on|after|during|when|which|that|who", re.I)  # fmt: skip
+FILLER = words(  # words of four letters or more that name nothing
+    r"have", r"were", r"been", r"being", r"their", r"also", r"further", r"does", r"significantly", r"markedly",
+    r"substantially", r"greatly",
+)  # fmt: skip
+SUPERLATIVES = frozenset({"highest", "lowest", "best", "most", "least", "greatest", "largest", "smallest"})
+SAID_OF = 3  # content words after a claim's change word (or before it, when none follow) that name what changes
+NEAR = 5  # words either side of an abstract's change word that may name what changes
+
+
+def changes(text: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """The text's words and its change words ((index, "up" or "down")), superlatives aside: a superlative ranks
+    things ("the highest rate ..., and the lowest ...") rather than saying which way one thing went."""
+    tokens = PHRASE_TOKEN.findall(text)
+    found = [(i, way) for i, t in enumerate(tokens) for pattern, way in ((UP, "up"), (DOWN, "down"))
+             if pattern.fullmatch(t) and not THINGS.match(t) and t.lower() not in SUPERLATIVES]  # fmt: skip
+    return tokens, found
+
+
+def said_of(tokens: list[str], i: int, step: int, reach: int) -> set[str]:
+    """Up to `reach` content words (cut to six letters) on one side of word i, to the end of its phrase; after it, a
+    leading "of" or "in" is read through ("a reduction in blood pressure")."""
+    out: set[str] = set()
+    j = i + step
+    while 0 <= j < len(tokens) and len(out) < reach:
+        word = tokens[j].lower()
+        if not (step == 1 and j == i + 1 and word in ("of", "in")):
+            if PHRASE_END.fullmatch(word):
+                break
+            if not FILLER.fullmatch(word) and len(word) >= 4:
+                out.add(word[:6])
+        j += step
+    return out
+
+
+def reversed_change(claim: str, evidence: str) -> str | None:
+    """The way ("up" or "down") of a change the claim states of something that the evidence only says changed the
+    other way: its change words near at least two of the words naming that thing are all the other way, and none
+    near any of them is the claim's. A change word beside another ("a greater decrease") is a change of a change,
+    and one before "than" a bound or a comparison: both left alone."""
+    tokens, said = changes(claim)
+    at = {i for i, _ in said}
+    for i, way in said:
+        if {i - 1, i + 1} & at or tokens[i + 1 : i + 2] == ["than"]:  # "more than": a bound or a comparison
+            continue
+        thing = said_of(tokens, i, 1, SAID_OF) or said_of(tokens, i, -1, SAID_OF)
+        if len(thing) < 2:
+            continue
+        ways, same = set(), False
+        for sentence in SENTENCE_END.split(evidence):
+            words_, found_ = changes(sentence)
+            for j, other in found_:
+                near = said_of(words_, j, 1, NEAR) | said_of(words_, j, -1, NEAR)
+                if len(thing & near) >= 2:
+                    ways.add(other)
+                same = same or (other == way and bool(thing & near))
+        if ways and not same:
+            return way
+    return None
+
+
 def around(text: str, match: re.Match[str], reach: int = 40) -> str:
     """The words around a match: what a negation or direction word says something about."""
     return text[max(0, match.start() - reach) : match.end() + reach]
@@ -464,6 +530,10 @@ def wording_objection(claim: str, evidence: str, abstract: str) -> Objection | N
             anchors = closest_sentences(around(claim, said), evidence)
             if not any(directions(same, a) for a in anchors) and all(directions(other, a) for a in anchors):
                 return Objection("direction", f"it states {name} where the abstract states the opposite")
+    way = reversed_change(claim, evidence)
+    if way is not None:
+        name = "an increase" if way == "up" else "a decrease"
+        return Objection("direction", f"it states {name} of what the abstract says changed the other way")
     scope = scope_claimed(claim, abstract)
     if scope:
         return Objection("scope", f"the abstract never claims {', '.join(repr(s) for s in scope)}")
