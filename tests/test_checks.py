@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.checks import objection, restates_numbers
+from rag.answer.checks import objection, restates_numbers, reversed_change
 from rag.text import split_quote
 
 EVIDENCE = (
@@ -276,8 +276,24 @@ def test_a_change_is_read_against_what_the_abstract_says_of_the_same_thing() -> 
     assert "decrease" in reversed_.detail
     for faithful in (
         "Compound K increased brown adipose tissue activity in healthy women.",
-        "Compound K lowered plasma triglyceride levels in healthy women.",
+        "Compound K reduced plasma triglyceride levels in healthy women.",
         "Cold acclimation slowed leaf expansion.",  # "retardation of leaf expansion" is a slowing
         "The intervention produced a greater decrease in depressive symptoms.",  # a change of a change
     ):
         assert objection(faithful, abstract, abstract) is None, faithful
+    for evidence, faithful in (  # a subject left out, a change of a change, a measure improved, the other side
+        ("Systolic blood pressure increased in the placebo group but decreased in the treatment group.",
+         "The treatment decreased systolic blood pressure."),
+        ("Metformin attenuated the increase in body weight and reduced fasting glucose.",
+         "Metformin reduced body weight gain."),
+        ("The intervention limited gestational weight gain and reduced the risk of macrosomia.",
+         "The intervention reduced gestational weight gain."),
+        ("Acupuncture improved pain scores and reduced analgesic use.", "Acupuncture reduced pain scores."),
+        ("Controls had lower serum IL-6 and higher IL-10 than patients.",
+         "Patients had higher serum IL-6 than controls."),
+        ("Flame retardants raised serum thyroxine levels and lowered TSH.",
+         "Exposure to flame retardants increased serum thyroxine levels."),  # a retardant is a thing
+    ):  # fmt: skip
+        assert objection(faithful, evidence, evidence) is None, faithful
+    negated = "Compound K did not decrease brown adipose tissue activity."  # the negation check's to read
+    assert reversed_change(negated, abstract) is None

@@ -289,7 +289,7 @@ DOWN = words(
     r"decreas\w*", r"lower", r"less", r"fewer", r"reduc\w*", r"smaller", r"declin\w*", r"drop\w*", r"fall\w*", r"fell",
     r"diminish\w*", r"worse", r"slower", r"underperform\w*", r"inferior", r"degrad\w*", r"worsen\w*", r"impair\w*",
     r"weaken\w*", r"down-?regulat\w*", r"suppress\w*", r"inhibit\w*", r"hurt\w*", r"harm\w*", r"lags?",
-    r"lowest", r"slow(?:s|ed|ing)?", r"imped\w*", r"attenuat\w*", r"retard\w*",
+    r"lowest", r"slow(?:s|ed|ing)?", r"imped\w*", r"attenuat\w*", r"retard(?:s|ed|ing|ation)",
 )  # fmt: skip
 HEDGE = words(
     r"may", r"might", r"could", r"suggest\w*", r"possibl\w*", r"potential\w*", r"likely", r"appears?", r"seems?",
@@ -394,32 +394,52 @@ def is_bound(text: str, match: re.Match[str]) -> bool:
     )
 
 
-# A change and what it is said of: "CDCA decreases brown adipose tissue activity" against "CDCA treatment increased
-# BAT activity" in a sentence that also says something else decreased.
+# A change and what it is said of: "compound K decreases brown adipose tissue activity" against "compound K increased
+# brown adipose tissue activity and decreased plasma triglycerides".
 PHRASE_TOKEN = re.compile(r"[A-Za-z0-9][\w'-]*|[,;:()]")
 PHRASE_END = re.compile(r"[,;:()]|while|whereas|but|although|and|or|than|compared|versus|vs|with|in|of|for|among|at|by|"
                         r"from|to|on|after|during|when|which|that|who", re.I)  # fmt: skip
+COMPARISON = words(r"than", r"compared", r"versus", r"vs")  # a comparison may be stated from either side
+NOT_A_CHANGE = words(  # direction words that judge quality or name a thing rather than say which way a measure went
+    r"improv\w*", r"better", r"worse\w*", r"impair\w*", r"gain\w*", r"fall\w*", r"superior", r"inferior",
+    r"outperform\w*", r"underperform\w*", r"harm\w*", r"hurt\w*", r"lags?", r"beats?", r"surpass\w*",
+    r"highest", r"lowest",  # superlatives rank things ("the highest rate ..., the lowest ...")
+)  # fmt: skip
 FILLER = words(  # words of four letters or more that name nothing
     r"have", r"were", r"been", r"being", r"their", r"also", r"further", r"does", r"significantly", r"markedly",
     r"substantially", r"greatly",
 )  # fmt: skip
-SUPERLATIVES = frozenset({"highest", "lowest", "best", "most", "least", "greatest", "largest", "smallest"})
 SAID_OF = 3  # content words after a claim's change word (or before it, when none follow) that name what changes
 NEAR = 5  # words either side of an abstract's change word that may name what changes
+BESIDE = 2  # words within which two change words, or a negation and a change word, are read together
 
 
 def changes(text: str) -> tuple[list[str], list[tuple[int, str]]]:
-    """The text's words and its change words ((index, "up" or "down")), superlatives aside: a superlative ranks
-    things ("the highest rate ..., and the lowest ...") rather than saying which way one thing went."""
+    """The text's tokens and its plain changes ((token index, "up" or "down")): not a thing's name, not a word of
+    NOT_A_CHANGE, not a change of a change ("a greater decrease", "attenuated the increase") and not a negated
+    change ("did not increase"): the way those go is not the word's."""
     tokens = PHRASE_TOKEN.findall(text)
-    found = [(i, way) for i, t in enumerate(tokens) for pattern, way in ((UP, "up"), (DOWN, "down"))
-             if pattern.fullmatch(t) and not THINGS.match(t) and t.lower() not in SUPERLATIVES]  # fmt: skip
-    return tokens, found
+    marks = [(i, way) for i, t in enumerate(tokens) for pattern, way in ((UP, "up"), (DOWN, "down"))
+             if pattern.fullmatch(t) and not THINGS.match(t)]  # fmt: skip
+    at = {i for i, _ in marks}
+    negated_at = {i for i, t in enumerate(tokens) if NEGATION.fullmatch(t)}
+    return tokens, [
+        (i, way)
+        for i, way in marks
+        if not NOT_A_CHANGE.fullmatch(tokens[i])
+        and not any(0 < abs(i - j) <= BESIDE and in_phrase(tokens, i, j) for j in at)
+        and not any(0 < i - j <= BESIDE + 1 and in_phrase(tokens, i, j) for j in negated_at)
+    ]
+
+
+def in_phrase(tokens: list[str], i: int, j: int) -> bool:
+    """Whether no phrase ends between tokens i and j ("promotes degradation and inhibits ...": it does)."""
+    return not any(PHRASE_END.fullmatch(t) for t in tokens[min(i, j) + 1 : max(i, j)])
 
 
 def said_of(tokens: list[str], i: int, step: int, reach: int) -> set[str]:
-    """Up to `reach` content words (cut to six letters) on one side of word i, to the end of its phrase; after it, a
-    leading "of" or "in" is read through ("a reduction in blood pressure")."""
+    """Up to `reach` content words (cut as `cut_words` cuts them) on one side of token i, to the end of its phrase;
+    after it, a leading "of" or "in" is read through ("a reduction in blood pressure")."""
     out: set[str] = set()
     j = i + step
     while 0 <= j < len(tokens) and len(out) < reach:
@@ -427,34 +447,34 @@ def said_of(tokens: list[str], i: int, step: int, reach: int) -> set[str]:
         if not (step == 1 and j == i + 1 and word in ("of", "in")):
             if PHRASE_END.fullmatch(word):
                 break
-            if not FILLER.fullmatch(word) and len(word) >= 4:
-                out.add(word[:6])
+            if not FILLER.fullmatch(word):
+                out |= cut_words(word)
         j += step
     return out
 
 
 def reversed_change(claim: str, evidence: str) -> str | None:
     """The way ("up" or "down") of a change the claim states of something that the evidence only says changed the
-    other way: its change words near at least two of the words naming that thing are all the other way, and none
-    near any of them is the claim's. A change word beside another ("a greater decrease") is a change of a change,
-    and one before "than" a bound or a comparison: both left alone."""
+    other way: the evidence's changes near at least two of the words naming that thing all go the other way, and
+    none that goes the claim's way is near any word of the claim, or near nothing at all ("blood pressure increased
+    in the placebo group but decreased in the treatment group" backs "the treatment decreased blood pressure").
+    Claims and evidence sentences that compare or negate are left to the other checks."""
+    if COMPARISON.search(claim) or NEGATION.search(claim):
+        return None
     tokens, said = changes(claim)
-    at = {i for i, _ in said}
+    claimed = cut_words(claim)
+    sentences = []
+    for sentence in SENTENCE_END.split(evidence):
+        if not COMPARISON.search(sentence):
+            words_in, marks = changes(sentence)
+            sentences += [(way, said_of(words_in, j, 1, NEAR) | said_of(words_in, j, -1, NEAR)) for j, way in marks]
     for i, way in said:
-        if {i - 1, i + 1} & at or tokens[i + 1 : i + 2] == ["than"]:  # "more than": a bound or a comparison
-            continue
         thing = said_of(tokens, i, 1, SAID_OF) or said_of(tokens, i, -1, SAID_OF)
         if len(thing) < 2:
             continue
-        ways, same = set(), False
-        for sentence in SENTENCE_END.split(evidence):
-            words_, found_ = changes(sentence)
-            for j, other in found_:
-                near = said_of(words_, j, 1, NEAR) | said_of(words_, j, -1, NEAR)
-                if len(thing & near) >= 2:
-                    ways.add(other)
-                same = same or (other == way and bool(thing & near))
-        if ways and not same:
+        ways = {other for other, near in sentences if len(thing & near) >= 2}
+        same = any(other == way and (near & claimed or not near) for other, near in sentences)
+        if ways and way not in ways and not same:
             return way
     return None
 
