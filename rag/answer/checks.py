@@ -355,7 +355,8 @@ def closest_sentence(claim: str, evidence: str) -> str:
     return closest_sentences(claim, evidence)[0]
 
 
-CLAUSE_END = re.compile(r"[,;:()]|\.(?!\d)|\b(?:while|whereas|but|although|and)\b", re.I)
+CLAUSE_WORDS = r"while|whereas|but|although|and"  # also end a phrase (PHRASE_END)
+CLAUSE_END = re.compile(rf"[,;:()]|\.(?!\d)|\b(?:{CLAUSE_WORDS})\b", re.I)
 
 
 def negated(claim: str, match: re.Match[str]) -> str:
@@ -397,8 +398,8 @@ def is_bound(text: str, match: re.Match[str]) -> bool:
 # A change and what it is said of: "compound K decreases brown adipose tissue activity" against "compound K increased
 # brown adipose tissue activity and decreased plasma triglycerides".
 PHRASE_TOKEN = re.compile(r"[A-Za-z0-9][\w'-]*|[,;:()]")
-PHRASE_END = re.compile(r"[,;:()]|while|whereas|but|although|and|or|than|compared|versus|vs|with|in|of|for|among|at|by|"
-                        r"from|to|on|after|during|when|which|that|who", re.I)  # fmt: skip
+PHRASE_END = re.compile(rf"[,;:()]|{CLAUSE_WORDS}|or|than|compared|versus|vs|with|in|of|for|among|at|by|from|to|on|"
+                        r"after|during|when|which|that|who", re.I)  # fmt: skip
 COMPARISON = words(r"than", r"compared", r"versus", r"vs")  # a comparison may be stated from either side
 NOT_A_CHANGE = words(  # direction words that judge quality or name a thing rather than say which way a measure went
     r"improv\w*", r"better", r"worse\w*", r"impair\w*", r"gain\w*", r"fall\w*", r"superior", r"inferior",
