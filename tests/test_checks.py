@@ -119,7 +119,10 @@ WRITTEN_AS = (
     "Patients received three 5-min cycles of ischemia in the Indonesia Demographic and Health Survey. "
     "SCFFBW7 degrades MYC, and the LXA(4) analog binds GSK-3\u03b2. "
     "Rate of febrile neutropenia was 9.3% versus 7.4% (P = 0.56). "
-    "Only the TCR cluster was imaged."
+    "Only the TCR cluster was imaged. "
+    "Two hundred and seven patients were enrolled, and one thousand one cases were analysed. "
+    "Depletion of histone deacetylase 1 by small interfering RNA lowered insulin-like growth factor 2 levels. "
+    "Scores on the short form-12 improved in 68.7% v. 56.3% of patients."
 )
 
 
@@ -134,6 +137,9 @@ WRITTEN_AS = (
         "The SCF-FBW7 ligase degrades MYC, and the LXA4 analog binds GSK-3beta.",  # hyphens, brackets, Greek letters
         "Febrile neutropenia was 9.3% against 7.4%, a difference that was not significant.",  # a p-value above 0.05
         "Only TCRs in the cluster were imaged.",  # "only" and a plural name
+        "207 patients were enrolled and 1,001 cases were analysed.",  # numbers in words, "and" and "thousand"
+        "Depleting HDAC1 with siRNA lowered Igf2 levels.",  # abbreviations the abstract spells out
+        "SF-12 scores improved in 68.7% against 56.3% of patients.",  # "v." ends no sentence
     ],
 )
 def test_faithful_sentences_pass_however_the_abstract_writes_numbers_and_names(claim: str) -> None:
@@ -148,6 +154,10 @@ def test_faithful_sentences_pass_however_the_abstract_writes_numbers_and_names(c
         "Patients received three 5-minute cycles of ischemia in the Danish National Patient Registry.",
         "The SCF-FBW9 ligase degrades MYC.",
         "Regular treatment was not given to hospice residents.",
+        "208 patients were enrolled.",
+        "Depleting HDAC2 with siRNA lowered Igf2 levels.",
+        "Depleting HDAC1 with shRNA lowered Igf2 levels.",
+        "SF-36 scores improved in 68.7% of patients.",
     ],
 )
 def test_those_normalisations_still_catch_a_changed_number_name_or_negation(claim: str) -> None:

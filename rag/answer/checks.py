@@ -64,7 +64,10 @@ SPELLED = {
     "fifty": "50",
     "hundred": "100",
 }  # fmt: skip, counts written as words: "eight patients" is checked like "8 patients"
-SPELLED_NUMBER = re.compile(r"\b(?:" + "|".join(SPELLED) + r")\b", re.I)
+# a word that is part of a compound ("twenty-four") is read as the whole number (`as_written`), not on its own
+SPELLED_NUMBER = re.compile(
+    r"(?<!ty-)\b(?:" + "|".join(SPELLED) + r")\b(?!-(?:one|two|three|four|five|six|seven|eight|nine)\b)", re.I
+)
 SMALL = {"one": "1", "two": "2", "three": "3"}
 DIGITS = {digit: word for word, digit in (SPELLED | SMALL).items()}
 # a small number with a unit is a measurement, not a count: "3 Hz", "2 mg", "2-fold" are checked, with the unit
@@ -120,7 +123,7 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     counts as contained when the abstract spells it out: IVF, in vitro fertilization; a number, when the abstract
     writes it the other way: eight, 8)."""
     haystack = as_written(abstract)
-    numbers = set(checked_numbers(claim)) | set(SPELLED_NUMBER.findall(claim))
+    numbers = set(checked_numbers(as_written(claim))) | set(SPELLED_NUMBER.findall(claim))  # "twenty-four (24)"
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
     return sorted(missing | {t for t in names if not named_in(t, haystack)})
@@ -131,16 +134,43 @@ SUPERSCRIPT = re.compile(r"(?<=[a-z])\((\d)\)")  # "kg/m(2)": kg/m2
 GREEK = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03ba": "kappa", "\u03bc": "mu"}
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 UNIT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-COMPOUND_NUMBER = re.compile(rf"\b({'|'.join(TENS)})[- ]({'|'.join(UNIT_WORDS)})\b")
+TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16}
+TEENS |= {"seventeen": 17, "eighteen": 18, "nineteen": 19}
+NUMBER_WORD_VALUES = TENS | UNIT_WORDS | TEENS | {"hundred": 100, "thousand": 1000}
+_BELOW_100 = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(UNIT_WORDS)}))?|{'|'.join(TEENS)}|{'|'.join(UNIT_WORDS)})"
+_BELOW_1000 = rf"(?:(?:{'|'.join(UNIT_WORDS)})[- ]hundred(?:[- ](?:and[- ])?{_BELOW_100})?|{_BELOW_100})"
+# "seventy-six", "one hundred twenty-five", "two hundred and seven", "one thousand one", "seventeen"
+NUMBER_IN_WORDS = re.compile(rf"\b{_BELOW_1000}(?:[- ]thousand(?:[- ](?:and[- ])?{_BELOW_1000})?)?\b")
+
+
+def number_value(words: str) -> int:
+    """The value of a number written in words ("two hundred and seven": 207)."""
+    total = current = 0
+    for word in re.split(r"[- ]", words):
+        if word == "thousand":
+            total, current = total + max(current, 1) * 1000, 0
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word != "and":
+            current += NUMBER_WORD_VALUES[word]
+    return total + current
+
+
+def digits_beside(match: re.Match[str]) -> str:
+    """A number in words with its digits after it, unless it is one word the checks already read ("eight")."""
+    words = match.group(0)
+    if words in SPELLED or words in SMALL:
+        return words
+    return f"{words} ({number_value(words)})"
 
 
 def as_written(text: str) -> str:
     """The text lower-cased, as the checks search it: digits grouped by commas or spaces joined, "m(2)" as "m2",
-    Greek letters by name, and compound number words as digits beside the words ("fifty-one (51)")."""
+    Greek letters by name, and numbers in words with their digits beside them ("one hundred and fifty-one (151)")."""
     text = SUPERSCRIPT.sub(r"\1", GROUPED_DIGITS.sub("", text.lower()))
     for letter, name in GREEK.items():
         text = text.replace(letter, name)
-    return COMPOUND_NUMBER.sub(lambda m: f"{m.group(0)} ({TENS[m[1]] + UNIT_WORDS[m[2]]})", text)
+    return NUMBER_IN_WORDS.sub(digits_beside, text)
 
 
 def compact(text: str) -> str:
@@ -179,14 +209,15 @@ def checked_numbers(text: str) -> list[str]:
 def mentions_number(number: str, haystack: str) -> bool:
     digits = SPELLED.get(number.lower(), number)
     word = DIGITS.get(digits)
-    return digits in haystack or bool(word and re.search(rf"\b{word}\b", haystack))
+    whole = rf"(?<![\d.]){re.escape(digits)}(?!\.?\d)"  # "208" is not in "20885", nor "3.7" in "3.75"
+    return bool(re.search(whole, haystack) or (word and re.search(rf"\b{word}\b", haystack)))
 
 
 def is_number(token: str) -> bool:
     return bool(NUMBER.fullmatch(token)) or token.lower() in SPELLED
 
 
-PROPER = re.compile(r"(?<=[a-z0-9,;(] )[A-Z][a-z]{2,}(?:[- ][A-Z][a-z]+)*")
+PROPER = re.compile(r"(?<=[a-z0-9,;(] )[A-Z][a-z]{2,}(?:[- ][A-Z][a-z]+)*\b")  # "Igf2" is a name, not "Igf"
 
 
 def proper_nouns(claim: str) -> set[str]:
@@ -196,10 +227,53 @@ def proper_nouns(claim: str) -> set[str]:
 
 def spelled_out(acronym: str, text: str) -> bool:
     """Whether consecutive words of the (lower-cased) text start with the acronym's letters in order, short words
-    such as "and" or "of" between them aside."""
-    if not acronym.isalpha() or not acronym.isupper() or not 2 <= len(acronym) <= 6:
+    such as "and" or "of" between them aside; or, for an abbreviation with small letters or a number (HDAC1, Igf2,
+    siRNA, SF-12), whether two or more consecutive words spell it (`abbreviates`), followed by its number
+    (histone deacetylase 1, insulin-like growth factor 2, small interfering RNA, short form-12)."""
+    if acronym.isalpha() and acronym.isupper() and 2 <= len(acronym) <= 6:
+        initials = r"\b" + (r"[a-z]*[\s-]+" + NAME_CONNECTORS).join(acronym.lower()) + r"[a-z]*"
+        if re.search(initials, text):
+            return True
+    found = ABBREVIATION.fullmatch(acronym)
+    if found is None or (sum(c.isupper() for c in acronym) < 2 and not found[2]):
         return False
-    return bool(re.search(r"\b" + (r"[a-z]*[\s-]+" + NAME_CONNECTORS).join(acronym.lower()) + r"[a-z]*", text))
+    letters, number = found[1].lower(), found[2]
+    words = [w for w in SPELLING_WORD.finditer(text) if w[0] not in CONNECTOR_WORDS]
+    for i in range(len(words)):
+        for j in range(i + 2, min(i + len(letters), len(words)) + 1):
+            if abbreviates(letters, [w[0] for w in words[i:j]], within=bool(number)) and (
+                not number or re.match(rf"[\s-]*\(?{number}\b", text[words[j - 1].end() :])
+            ):
+                return True
+    return False
+
+
+ABBREVIATION = re.compile(r"([A-Za-z]{2,6})-?(\d{0,3})")
+SPELLING_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+CONNECTOR_WORDS = frozenset({"and", "of", "the", "for", "in", "on", "to", "with"})
+WITHIN_WORD = 4  # with a number to anchor it, a word may give more letters from its first four: "deacetylase": "dac"
+
+
+def abbreviates(letters: str, words: list[str], within: bool) -> bool:
+    """Whether the words give exactly `letters` in order: each its first letter (and, `within`, more of its first
+    WITHIN_WORD letters: "hdac", histone deacetylase), the last word perhaps whole ("sirna", small interfering
+    rna)."""
+    if not words:
+        return not letters
+    word = words[0]
+    if len(words) == 1 and word == letters:
+        return True
+    if not letters or word[0] != letters[0]:
+        return False
+    if not within:
+        return abbreviates(letters[1:], words[1:], within)
+    rest = iter(word[1:WITHIN_WORD])
+    for taken in range(1, len(letters) + 1):  # this word gives letters[:taken]
+        if taken > 1 and letters[taken - 1] not in rest:
+            return False
+        if abbreviates(letters[taken:], words[1:], within):
+            return True
+    return False
 
 
 def is_name(token: str) -> bool:
@@ -328,7 +402,8 @@ CAUSE_LIKE = words(
 
 
 EVIDENCE_SENTENCES = 3  # the abstract sentences closest to a claim: what the checks (and the acceptor) read it against
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+# not after "v.", "vs.", "et al.", "Fig.": "sensitivity (68.7% v. 56.3%)" is one sentence
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bv\.)(?<!\bvs\.)(?<!\bal\.)(?<!\b[Ff]ig\.)\s+(?=[A-Z0-9])")
 CONTENT = re.compile(r"[a-z][a-z0-9-]{3,}")
 
 

@@ -6,7 +6,7 @@ through is supported.
 
 Deterministic (fixed seed, CPU only, offline). The data are the tuning claims only, each cited to one abstract of
 PubMedQA (MIT, eval/datasets/pubmedqa/corpus.jsonl) or SciFact (ODC-By abstracts, ../shared/datasets/scifact):
-- eval/datasets/written_claims/tune.jsonl: 812 answer-style sentences written by capable models;
+- eval/datasets/written_claims/tune.jsonl: 1,576 answer-style sentences written by capable models;
 - eval/datasets/pubmedqa_claims/tune.jsonl and pubmedqa_claims_independent/tune.jsonl: 150 answer-style sentences;
 - eval/datasets/scifact/claims_dev.jsonl: 87 SciFact expert claims (CC BY 4.0).
 Never a seed, never a held-out claim. The acceptor is trained on the claims it will decide: those of MIN_WORDS words

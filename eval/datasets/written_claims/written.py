@@ -1,13 +1,15 @@
 """The written answer-style claims: which abstracts the writers were given, and the merge of what they wrote.
 
-    .venv/bin/python eval/datasets/written_claims/written.py choose OUT_DIR [--writers 8] [--per-writer 30]
-    .venv/bin/python eval/datasets/written_claims/written.py merge PARTS_DIR    # writes tune.jsonl, heldout.jsonl
+    .venv/bin/python eval/datasets/written_claims/written.py choose OUT_DIR [--writers 8] [--per-writer 30] [--start 0]
+    .venv/bin/python eval/datasets/written_claims/written.py merge PARTS_DIR [--append]  # tune.jsonl, heldout.jsonl
 
 `choose` is deterministic: the abstracts the verifier may train on (rag/training/answer_pairs.py
 `training_abstracts`: no evaluation set's, none of the answer-pairs held-out split) with 5 to 12 usable sentences,
-ordered by sha256("written:" + doc_id), PubMedQA and SciFact alternating; one numbered input file per writer.
+ordered by sha256("written:" + doc_id), PubMedQA and SciFact alternating; one numbered input file per writer;
+`--start`: the abstracts of a later round begin this far into that order (round 1: 0; round 2: 240).
 `merge` checks each writer's JSON Lines, resolves `premise` (sentence numbers) to the sentences' text, and splits
-by abstract, fixed before writing: held out when int(sha256(doc_id)) % 5 == 0.
+by abstract, fixed before writing: held out when int(sha256(doc_id)) % 5 == 0; `--append` adds a later round's
+claims after the earlier ones, whose ids stay as they were.
 """
 
 from __future__ import annotations
@@ -40,14 +42,14 @@ def usable() -> dict[str, list[str]]:
     return {d: ss for d, ss in training_abstracts().items() if 5 <= len(ss) <= 12}
 
 
-def chosen(docs: dict[str, list[str]], count: int) -> list[str]:
+def chosen(docs: dict[str, list[str]], count: int, start: int = 0) -> list[str]:
     by_corpus = [sorted((d for d in docs if d.startswith(p)), key=order) for p in ("pubmed:", "scifact:")]
-    return [d for pair in zip(*by_corpus, strict=False) for d in pair][:count]
+    return [d for pair in zip(*by_corpus, strict=False) for d in pair][start : start + count]
 
 
-def choose(out: Path, writers: int, per_writer: int) -> None:
+def choose(out: Path, writers: int, per_writer: int, start: int) -> None:
     docs = usable()
-    picked = chosen(docs, writers * per_writer)
+    picked = chosen(docs, writers * per_writer, start)
     out.mkdir(parents=True, exist_ok=True)
     for w in range(writers):
         part = picked[w * per_writer : (w + 1) * per_writer]
@@ -64,7 +66,7 @@ def bad_input(message: str) -> None:
     raise SystemExit(2)
 
 
-def merge(parts: Path) -> None:
+def merge(parts: Path, append: bool) -> None:
     docs = usable()
     rows: list[dict] = []
     for path in sorted(parts.glob("part-*.jsonl"), key=lambda p: int(p.stem.split("-")[1])):
@@ -82,11 +84,16 @@ def merge(parts: Path) -> None:
             rows.append({"question": row["question"].strip(), "doc_id": row["doc_id"], "label": row["label"],
                          "kind": row["kind"], "gold": gold, "answerable": bool(gold), "premise": premise})  # fmt: skip
     for split in ("tune", "heldout"):
+        path = HERE / f"{split}.jsonl"
+        earlier = path.read_text() if append else ""
+        if {r["doc_id"] for r in rows} & {json.loads(line)["doc_id"] for line in earlier.splitlines()}:
+            bad_input(f"{path.name} already holds claims about some of these abstracts")
         kept = [r for r in rows if split_of(r["doc_id"]) == split]
+        first = len(earlier.splitlines()) + 1
         text = "".join(json.dumps({"id": f"wc-{split[0]}{i:04d}", **r}, ensure_ascii=False) + "\n"
-                       for i, r in enumerate(kept, start=1))  # fmt: skip
-        (HERE / f"{split}.jsonl").write_text(text)
-        print(f"{split}: {len(kept)} claims over {len({r['doc_id'] for r in kept})} abstracts")
+                       for i, r in enumerate(kept, start=first))  # fmt: skip
+        path.write_text(earlier + text)
+        print(f"{split}: {len(kept)} claims over {len({r['doc_id'] for r in kept})} abstracts added to {path.name}")
 
 
 def main() -> None:
@@ -96,13 +103,15 @@ def main() -> None:
     pick.add_argument("out", type=Path)
     pick.add_argument("--writers", type=int, default=8)
     pick.add_argument("--per-writer", type=int, default=30)
+    pick.add_argument("--start", type=int, default=0, help="skip this many abstracts of the order (earlier rounds)")
     join = commands.add_parser("merge", help="check and split what the writers wrote")
     join.add_argument("parts", type=Path)
+    join.add_argument("--append", action="store_true", help="keep the claims already merged, add these after them")
     args = parser.parse_args()
     if args.command == "choose":
-        choose(args.out, args.writers, args.per_writer)
+        choose(args.out, args.writers, args.per_writer, args.start)
     else:
-        merge(args.parts)
+        merge(args.parts, args.append)
 
 
 if __name__ == "__main__":
