@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.checks import objection, restates_numbers, reversed_change
+from rag.answer.checks import lexical_gaps, objection, restates_numbers, reversed_change
 from rag.text import split_quote
 
 EVIDENCE = (
@@ -307,3 +307,23 @@ def test_a_change_is_read_against_what_the_abstract_says_of_the_same_thing() -> 
         assert objection(faithful, evidence, evidence) is None, faithful
     negated = "Compound K did not decrease brown adipose tissue activity."  # the negation check's to read
     assert reversed_change(negated, abstract) is None
+
+
+@pytest.mark.parametrize(
+    "claim, abstract, missing",
+    [
+        ("CD8 counts rose.", "Blood was drawn on cycle day 8 and counts rose.", ["CD8"]),  # initials by chance
+        ("MRI was used.", "We studied mice. Results indicated benefit.", ["MRI"]),  # across a sentence end
+        ("7 patients died.", "FBW7 was lost in patients who died.", ["7"]),  # a number inside a name
+        ("The 60 patients were seen.", "The sixty-first patient was seen.", ["60"]),  # an ordinal
+        ("Patients in Malmö were treated.", "Patients in Lund were treated.", ["Malm"]),
+        ("Fifteen thousand patients were seen.", "15,000 patients were seen.", []),
+        ("Forty five patients were seen.", "45 patients were seen.", []),
+        ("The trial began in 2019 and enrolled 246 patients.", "In 2019 246 patients were enrolled.", []),
+        ("The mean was 3.7 mg, the median 25 mg.", "The mean was 3.70 mg, the median 25.0 mg.", []),
+        ("Vitamin B6 (VB6) was given.", "Vitamin b6 was given.", []),
+        ("The 20 patients were seen.", "The 10-20 patients were seen.", []),
+    ],
+)
+def test_numbers_and_abbreviations_are_read_whole(claim: str, abstract: str, missing: list[str]) -> None:
+    assert lexical_gaps(claim, abstract) == missing

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 CheckKind = Literal["number", "name", "negation", "direction", "hedge", "scope", "cause"]
@@ -64,10 +65,7 @@ SPELLED = {
     "fifty": "50",
     "hundred": "100",
 }  # fmt: skip, counts written as words: "eight patients" is checked like "8 patients"
-# a word that is part of a compound ("twenty-four") is read as the whole number (`as_written`), not on its own
-SPELLED_NUMBER = re.compile(
-    r"(?<!ty-)\b(?:" + "|".join(SPELLED) + r")\b(?!-(?:one|two|three|four|five|six|seven|eight|nine)\b)", re.I
-)
+SPELLED_NUMBER = re.compile(r"\b(?:" + "|".join(SPELLED) + r")\b", re.I)
 SMALL = {"one": "1", "two": "2", "three": "3"}
 DIGITS = {digit: word for word, digit in (SPELLED | SMALL).items()}
 # a small number with a unit is a measurement, not a count: "3 Hz", "2 mg", "2-fold" are checked, with the unit
@@ -123,13 +121,14 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
     counts as contained when the abstract spells it out: IVF, in vitro fertilization; a number, when the abstract
     writes it the other way: eight, 8)."""
     haystack = as_written(abstract)
-    numbers = set(checked_numbers(as_written(claim))) | set(SPELLED_NUMBER.findall(claim))  # "twenty-four (24)"
+    numbers = set(checked_numbers(as_written(claim))) | set(SPELLED_NUMBER.findall(single_number_words(claim)))
     names = {t for t in TOKEN.findall(claim) if is_name(t)} | proper_nouns(claim)
     missing = {n for n in numbers if not mentions_number(n, haystack)}
     return sorted(missing | {t for t in names if not named_in(t, haystack)})
 
 
-GROUPED_DIGITS = re.compile(r"(?<=\d)[,\u2009\u202f ](?=\d{3}(?![\d.,]\d))")  # "20 885", "20,885": 20885
+# "20 885", "20,885", "322 246": one number; not "2019 246" (a year, then a count)
+GROUPED_DIGITS = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\u2009\u202f ]\d{3})+(?![\d.,]\d)")
 SUPERSCRIPT = re.compile(r"(?<=[a-z])\((\d)\)")  # "kg/m(2)": kg/m2
 GREEK = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03ba": "kappa", "\u03bc": "mu"}
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
@@ -137,10 +136,11 @@ UNIT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "s
 TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16}
 TEENS |= {"seventeen": 17, "eighteen": 18, "nineteen": 19}
 NUMBER_WORD_VALUES = TENS | UNIT_WORDS | TEENS | {"hundred": 100, "thousand": 1000}
-_BELOW_100 = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(UNIT_WORDS)}))?|{'|'.join(TEENS)}|{'|'.join(UNIT_WORDS)})"
-_BELOW_1000 = rf"(?:(?:{'|'.join(UNIT_WORDS)})[- ]hundred(?:[- ](?:and[- ])?{_BELOW_100})?|{_BELOW_100})"
-# "seventy-six", "one hundred twenty-five", "two hundred and seven", "one thousand one", "seventeen"
-NUMBER_IN_WORDS = re.compile(rf"\b{_BELOW_1000}(?:[- ]thousand(?:[- ](?:and[- ])?{_BELOW_1000})?)?\b")
+BELOW_HUNDRED = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(UNIT_WORDS)}))?|{'|'.join(TEENS)}|{'|'.join(UNIT_WORDS)})"
+BELOW_THOUSAND = rf"(?:(?:{'|'.join(UNIT_WORDS)})[- ]hundred(?:[- ](?:and[- ])?{BELOW_HUNDRED})?|{BELOW_HUNDRED})"
+# "seventy-six", "one hundred twenty-five", "two hundred and seven", "one thousand one", "seventeen"; not the
+# "sixty" of "sixty-first" or "sixty-year"
+NUMBER_IN_WORDS = re.compile(rf"\b{BELOW_THOUSAND}(?:[- ]thousand(?:[- ](?:and[- ])?{BELOW_THOUSAND})?)?\b(?!-)", re.I)
 
 
 def number_value(words: str) -> int:
@@ -159,15 +159,26 @@ def number_value(words: str) -> int:
 def digits_beside(match: re.Match[str]) -> str:
     """A number in words with its digits after it, unless it is one word the checks already read ("eight")."""
     words = match.group(0)
-    if words in SPELLED or words in SMALL:
+    if words.lower() in SPELLED or words.lower() in SMALL:
         return words
-    return f"{words} ({number_value(words)})"
+    return f"{words} ({number_value(words.lower())})"
+
+
+def single_number_words(text: str) -> str:
+    """The text without its numbers of several words ("fifteen thousand", "forty five"): `as_written` gives their
+    digits, so their words are not looked for one by one."""
+    return NUMBER_IN_WORDS.sub(lambda m: m.group(0) if " " not in m[0] and "-" not in m[0] else " ", text)
+
+
+def joined_digits(text: str) -> str:
+    """Digits grouped by commas or thin spaces written as one number."""
+    return GROUPED_DIGITS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
 
 
 def as_written(text: str) -> str:
     """The text lower-cased, as the checks search it: digits grouped by commas or spaces joined, "m(2)" as "m2",
     Greek letters by name, and numbers in words with their digits beside them ("one hundred and fifty-one (151)")."""
-    text = SUPERSCRIPT.sub(r"\1", GROUPED_DIGITS.sub("", text.lower()))
+    text = SUPERSCRIPT.sub(r"\1", joined_digits(text.lower()))
     for letter, name in GREEK.items():
         text = text.replace(letter, name)
     return NUMBER_IN_WORDS.sub(digits_beside, text)
@@ -178,7 +189,9 @@ def compact(text: str) -> str:
     return re.sub(r"[()\[\]-]", "", text)
 
 
-NAME_CONNECTORS = r"(?:(?:and|of|the|for|in|on|to|with)[\s-]+)?"  # "DHS": Demographic and Health Survey
+CONNECTOR_WORDS = ("and", "of", "the", "for", "in", "on", "to", "with")
+NAME_CONNECTORS = rf"(?:(?:{'|'.join(CONNECTOR_WORDS)})[\s-]+)?"  # "DHS": Demographic and Health Survey
+WORD_GAP = re.compile(r"[\s-]+" + NAME_CONNECTORS)  # what may stand between the words that spell an abbreviation
 
 
 def named_in(name: str, haystack: str) -> bool:
@@ -203,13 +216,16 @@ STEM = 3  # letters of a joined word that must occur: "5-minute" where the abstr
 def checked_numbers(text: str) -> list[str]:
     """The numbers in digits that the checks hold a claim to, in order (small counts left out), without the commas
     that group their digits."""
-    return [n for n in NUMBER.findall(GROUPED_DIGITS.sub("", text)) if n not in NUMBER_WORDS]
+    return [n for n in NUMBER.findall(joined_digits(text)) if n not in NUMBER_WORDS]
 
 
 def mentions_number(number: str, haystack: str) -> bool:
+    """Whether the haystack (`as_written`) gives the number whole, in digits or as its word: "208" is not in
+    "20885", "3.7" not in "3.75", "7" not in "FBW7"; "3.7" is in "3.70", "25" in "25.0"."""
     digits = SPELLED.get(number.lower(), number)
     word = DIGITS.get(digits)
-    whole = rf"(?<![\d.]){re.escape(digits)}(?!\.?\d)"  # "208" is not in "20885", nor "3.7" in "3.75"
+    zeros = "0*" if "." in digits else r"(?:\.0+)?"
+    whole = rf"(?<![\w.]){re.escape(digits)}{zeros}(?!\.?\d)"
     return bool(re.search(whole, haystack) or (word and re.search(rf"\b{word}\b", haystack)))
 
 
@@ -217,7 +233,7 @@ def is_number(token: str) -> bool:
     return bool(NUMBER.fullmatch(token)) or token.lower() in SPELLED
 
 
-PROPER = re.compile(r"(?<=[a-z0-9,;(] )[A-Z][a-z]{2,}(?:[- ][A-Z][a-z]+)*\b")  # "Igf2" is a name, not "Igf"
+PROPER = re.compile(r"(?<=[a-z0-9,;(] )[A-Z][a-z]{2,}(?:[- ][A-Z][a-z]+)*(?!\d)")  # "Igf2" is a name, not "Igf"
 
 
 def proper_nouns(claim: str) -> set[str]:
@@ -225,33 +241,45 @@ def proper_nouns(claim: str) -> set[str]:
     return {m.group(0).split()[0] for m in PROPER.finditer(claim)}
 
 
+ABBREVIATION = re.compile(r"([A-Za-z]{2,6})(-?)(\d{0,3})")
+SPELLING_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+WITHIN_WORD = 4  # with a number to anchor it, a word may give more letters from its first four: "deacetylase": "dac"
+SHORT_LETTERS = 2  # an abbreviation of this many letters and a number is spelled out only with its number attached
+
+
 def spelled_out(acronym: str, text: str) -> bool:
     """Whether consecutive words of the (lower-cased) text start with the acronym's letters in order, short words
     such as "and" or "of" between them aside; or, for an abbreviation with small letters or a number (HDAC1, Igf2,
-    siRNA, SF-12), whether two or more consecutive words spell it (`abbreviates`), followed by its number
-    (histone deacetylase 1, insulin-like growth factor 2, small interfering RNA, short form-12)."""
+    siRNA, SF-12), whether such words spell it (`abbreviates`), followed by its number: histone deacetylase 1,
+    insulin-like growth factor 2, small interfering RNA, short form-12. Two letters and a number need the number
+    attached ("form-12", "b6"), as "cycle day 8" is not CD8."""
     if acronym.isalpha() and acronym.isupper() and 2 <= len(acronym) <= 6:
         initials = r"\b" + (r"[a-z]*[\s-]+" + NAME_CONNECTORS).join(acronym.lower()) + r"[a-z]*"
         if re.search(initials, text):
             return True
     found = ABBREVIATION.fullmatch(acronym)
-    if found is None or (sum(c.isupper() for c in acronym) < 2 and not found[2]):
+    if found is None or (sum(c.isupper() for c in acronym) < 2 and not found[3]):
         return False
-    letters, number = found[1].lower(), found[2]
-    words = [w for w in SPELLING_WORD.finditer(text) if w[0] not in CONNECTOR_WORDS]
+    letters, number = found[1].lower(), found[3]
+    after = r"-?" if len(letters) <= SHORT_LETTERS else r"[\s-]*\(?"
+    words = spelling_words(text)
     for i in range(len(words)):
-        for j in range(i + 2, min(i + len(letters), len(words)) + 1):
-            if abbreviates(letters, [w[0] for w in words[i:j]], within=bool(number)) and (
-                not number or re.match(rf"[\s-]*\(?{number}\b", text[words[j - 1].end() :])
+        span = [words[i]]
+        for nxt in words[i + 1 : i + len(letters)]:
+            if not WORD_GAP.fullmatch(text, span[-1].end(), nxt.start()):
+                break
+            span.append(nxt)
+            if abbreviates(letters, [w[0] for w in span], within=bool(number)) and (
+                not number or re.match(rf"{after}{number}\b", text[nxt.end() :])
             ):
                 return True
     return False
 
 
-ABBREVIATION = re.compile(r"([A-Za-z]{2,6})-?(\d{0,3})")
-SPELLING_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
-CONNECTOR_WORDS = frozenset({"and", "of", "the", "for", "in", "on", "to", "with"})
-WITHIN_WORD = 4  # with a number to anchor it, a word may give more letters from its first four: "deacetylase": "dac"
+@lru_cache(maxsize=64)
+def spelling_words(text: str) -> list[re.Match[str]]:
+    """The words of a text that may spell an abbreviation, connectors ("and", "of") left out."""
+    return [w for w in SPELLING_WORD.finditer(text) if w[0] not in CONNECTOR_WORDS]
 
 
 def abbreviates(letters: str, words: list[str], within: bool) -> bool:
@@ -402,8 +430,11 @@ CAUSE_LIKE = words(
 
 
 EVIDENCE_SENTENCES = 3  # the abstract sentences closest to a claim: what the checks (and the acceptor) read it against
-# not after "v.", "vs.", "et al.", "Fig.": "sensitivity (68.7% v. 56.3%)" is one sentence
-SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bv\.)(?<!\bvs\.)(?<!\bal\.)(?<!\b[Ff]ig\.)\s+(?=[A-Z0-9])")
+# not after "v.", "vs.", "et al.", "Fig.", "e.g.", "No.": "sensitivity (68.7% v. 56.3%)" is one sentence
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bv\.)(?<!\bvs\.)(?<!\bal\.)(?<!\b[Ff]ig\.)(?<!\b[Ff]igs\.)(?<!\be\.g\.)(?<!\bi\.e\.)"
+    r"(?<!\b[Nn]o\.)\s+(?=[A-Z0-9])"
+)
 CONTENT = re.compile(r"[a-z][a-z0-9-]{3,}")
 
 
