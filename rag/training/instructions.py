@@ -98,7 +98,7 @@ WORDS_OF_URLS = ["tools", "data", "code", "release", "model", "bench", "lab", "p
 class FilterConfig:
     seed: int = SEED
     instructions: int = 40000  # generated instructions for training
-    test_instructions: int = 400  # per held-out group in the evaluation
+    test_instructions: int = 2000  # per held-out group in the evaluation (2,000: rates within about 2 points)
     pairs: int = 30000  # neighbouring ordinary sentences read together
     benign_per_language: int = 400
     c: float = 16.0  # inverse regularisation of the logistic regression (chosen on seen-language validation data)
