@@ -62,7 +62,8 @@ def test_at_most_two_sentences_of_the_seeds_are_flagged() -> None:
     assert len(papers) >= 90
     flagged = [s for p in papers for s in withheld_text(LEARNED, p.abstract)]
     # The target is none. Two sentences of papers about language models ("instruction-following abilities ...
-    # instructing it to answer questions", "[Prompt]") are flagged: listed in the README, not tuned away on the seeds.
+    # instructing it to answer questions", "Second, the frame work enhances in-context reasoning ...") are flagged:
+    # listed in the README, not tuned away on the seeds.
     assert len(flagged) <= 2, flagged
 
 
