@@ -241,7 +241,7 @@ def proper_nouns(claim: str) -> set[str]:
     return {m.group(0).split()[0] for m in PROPER.finditer(claim)}
 
 
-ABBREVIATION = re.compile(r"([A-Za-z]{2,6})(-?)(\d{0,3})")
+ABBREVIATION = re.compile(r"([A-Za-z]{2,6})-?(\d{0,3})")
 SPELLING_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 WITHIN_WORD = 4  # with a number to anchor it, a word may give more letters from its first four: "deacetylase": "dac"
 SHORT_LETTERS = 2  # an abbreviation of this many letters and a number is spelled out only with its number attached
@@ -258,9 +258,9 @@ def spelled_out(acronym: str, text: str) -> bool:
         if re.search(initials, text):
             return True
     found = ABBREVIATION.fullmatch(acronym)
-    if found is None or (sum(c.isupper() for c in acronym) < 2 and not found[3]):
+    if found is None or (sum(c.isupper() for c in acronym) < 2 and not found[2]):
         return False
-    letters, number = found[1].lower(), found[3]
+    letters, number = found[1].lower(), found[2]
     after = r"-?" if len(letters) <= SHORT_LETTERS else r"[\s-]*\(?"
     words = spelling_words(text)
     for i in range(len(words)):
