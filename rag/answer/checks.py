@@ -175,6 +175,7 @@ def joined_digits(text: str) -> str:
     return GROUPED_DIGITS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
 
 
+@lru_cache(maxsize=256)  # every check of every sentence of an answer reads the same abstracts this way
 def as_written(text: str) -> str:
     """The text lower-cased, as the checks search it: digits grouped by commas or spaces joined, "m(2)" as "m2",
     Greek letters by name, and numbers in words with their digits beside them ("one hundred and fifty-one (151)")."""
@@ -264,6 +265,8 @@ def spelled_out(acronym: str, text: str) -> bool:
     after = r"-?" if len(letters) <= SHORT_LETTERS else r"[\s-]*\(?"
     words = spelling_words(text)
     for i in range(len(words)):
+        if words[i][0][0] != letters[0]:  # a span of two or more words starts with the first letter
+            continue
         span = [words[i]]
         for nxt in words[i + 1 : i + len(letters)]:
             if not WORD_GAP.fullmatch(text, span[-1].end(), nxt.start()):
