@@ -4,6 +4,7 @@ abstract's id, and nothing from an evaluation set or the held-out split in what 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -85,3 +86,30 @@ def test_written_claims_are_split_by_abstract_and_never_about_an_evaluated_or_he
     for c in parts["tune"] + parts["heldout"]:
         assert c["label"] in written.KINDS and c["kind"] in written.KINDS[c["label"]], c["id"]
         assert any(c["premise"].startswith(s) for s in usable[c["doc_id"]]), c["id"]  # the sentence(s) it rests on
+
+
+def test_a_merge_about_abstracts_already_merged_writes_neither_part(tmp_path: Path) -> None:
+    """`written.py merge --append` with claims about an abstract of the held-out part: one line, exit 2, and
+    neither tune.jsonl nor heldout.jsonl is written (the tune part was written before the held-out check)."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    folder = ap.DATASETS / "written_claims"
+    copy = tmp_path / "written_claims"
+    copy.mkdir()
+    for name in ("written.py", "tune.jsonl", "heldout.jsonl"):
+        shutil.copy(folder / name, copy / name)
+    held = json.loads((copy / "heldout.jsonl").read_text().splitlines()[0])
+    claim = {"doc_id": held["doc_id"], "question": held["question"], "label": held["label"], "kind": held["kind"],
+             "premise": [1]}  # fmt: skip
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "part-1.jsonl").write_text(json.dumps(claim) + "\n")
+    before = {name: (copy / name).read_bytes() for name in ("tune.jsonl", "heldout.jsonl")}
+    done = subprocess.run([sys.executable, str(copy / "written.py"), "merge", str(parts), "--append"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 2 and "already holds claims" in done.stderr and len(done.stderr.splitlines()) == 1
+    assert done.stdout == ""
+    assert {name: (copy / name).read_bytes() for name in before} == before

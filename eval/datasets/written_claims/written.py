@@ -83,16 +83,17 @@ def merge(parts: Path, append: bool) -> None:
             gold = [row["doc_id"]] if row["label"] != "NEI" else []
             rows.append({"question": row["question"].strip(), "doc_id": row["doc_id"], "label": row["label"],
                          "kind": row["kind"], "gold": gold, "answerable": bool(gold), "premise": premise})  # fmt: skip
+    earlier = {split: (HERE / f"{split}.jsonl").read_text() if append else "" for split in ("tune", "heldout")}
+    merged = {json.loads(line)["doc_id"] for text in earlier.values() for line in text.splitlines()}
+    if merged & {r["doc_id"] for r in rows}:  # checked for both parts before either is written
+        bad_input("tune.jsonl or heldout.jsonl already holds claims about some of these abstracts")
     for split in ("tune", "heldout"):
         path = HERE / f"{split}.jsonl"
-        earlier = path.read_text() if append else ""
-        if {r["doc_id"] for r in rows} & {json.loads(line)["doc_id"] for line in earlier.splitlines()}:
-            bad_input(f"{path.name} already holds claims about some of these abstracts")
         kept = [r for r in rows if split_of(r["doc_id"]) == split]
-        first = len(earlier.splitlines()) + 1
+        first = len(earlier[split].splitlines()) + 1
         text = "".join(json.dumps({"id": f"wc-{split[0]}{i:04d}", **r}, ensure_ascii=False) + "\n"
                        for i, r in enumerate(kept, start=first))  # fmt: skip
-        path.write_text(earlier + text)
+        path.write_text(earlier[split] + text)
         print(f"{split}: {len(kept)} claims over {len({r['doc_id'] for r in kept})} abstracts added to {path.name}")
 
 
