@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import shutil
 from pathlib import Path
@@ -116,3 +117,4 @@ def test_train_acceptor_is_deterministic_and_records_how_it_was_chosen(cli_env, 
     assert record["threshold"] in [row["threshold"] for row in record["cross_validated"]]
     assert sum(record["claims"][d] for d in ("quoted", "objected", "short", "acceptor")) == record["claims"]["all"]
     assert load_acceptor(tmp_path / "a").threshold == record["threshold"]
+    assert record["built_with"]["onnxruntime"] == importlib.metadata.version("onnxruntime")  # what rebuilds it

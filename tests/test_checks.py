@@ -271,6 +271,11 @@ def test_a_number_with_a_scale_word_is_read_however_either_side_writes_it() -> N
         assert objection(claim, abstract, abstract) is None, claim
     found = objection("The programme cost 1,500 billion dollars.", abstract, abstract)
     assert found is not None and found.kind == "number" and "1500 billion" in found.detail
+    in_words = "The programme cost fifty-five million dollars."
+    for claim, abstract in ((in_words, "It cost 55 million dollars."), ("It cost 55 million dollars.", in_words)):
+        assert objection(claim, abstract, abstract) is None, claim
+    found = objection("It cost 56 million dollars.", in_words, in_words)
+    assert found is not None and found.kind == "number", found
 
 
 def test_a_change_is_read_against_what_the_abstract_says_of_the_same_thing() -> None:
@@ -323,6 +328,11 @@ def test_a_change_is_read_against_what_the_abstract_says_of_the_same_thing() -> 
         ("The mean was 3.7 mg, the median 25 mg.", "The mean was 3.70 mg, the median 25.0 mg.", []),
         ("Vitamin B6 (VB6) was given.", "Vitamin b6 was given.", []),
         ("The 20 patients were seen.", "The 10-20 patients were seen.", []),
+        ("The effect size was 0.5.", "The effect size was .5 (p<.05).", []),  # a decimal without its 0
+        ("The effect size was .4.", "The effect size was .5.", ["0.4"]),
+        ("Pressure changed by -5 mmHg.", "Pressure changed by -6 mmHg.", ["5"]),  # after a minus sign
+        ("Between 100 and 200 patients were seen.", "Between one hundred and two hundred patients were seen.", []),
+        ("102 patients were seen.", "Between one hundred and two hundred patients were seen.", ["102"]),
     ],
 )
 def test_numbers_and_abbreviations_are_read_whole(claim: str, abstract: str, missing: list[str]) -> None:

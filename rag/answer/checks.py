@@ -40,7 +40,9 @@ class Objection:
 
 
 # ----- numbers and names -------------------------------------------------------------------------------------------
-NUMBER = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*")
+# a number standing alone, or after a minus sign that follows a space or a bracket ("a change of -5 mmHg"); not
+# the "10" of "CIFAR-10" or "5-10" (names and ranges)
+NUMBER = re.compile(r"(?:(?<![\w.-])|(?<=[\s(\[=:][-]))\d+(?:[.,]\d+)*")
 TOKEN = re.compile(r"(?<![\w.])[A-Za-z0-9][\w-]*[\w]|(?<![\w.])[A-Z]")
 PLAIN_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:%|x|-?fold|s)?", re.I)
 NUMBER_WORDS = {"1", "2", "3"}  # small counts are often paraphrased ("two", "three"); not checked
@@ -74,7 +76,7 @@ SMALL_MEASURE = re.compile(
     r"|min(?:ute)?s?|hours?|days?|weeks?|months?|years?)\b)"
 )
 # a number with a scale word is looked for with it: "$5 billion" is not given by "$750 million ... for 5 years"
-SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*-?\s*(thousand|million|billion|trillion)\b", re.I)
+SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\)?\s*-?\s*(thousand|million|billion|trillion)\b", re.I)
 PER_CENT = re.compile(r"\s*\bper\s?cent\b")  # "3 percent", "3 per cent": read as "3%" on both sides
 
 
@@ -113,7 +115,7 @@ def given_with(number: str, unit: str, haystack: str) -> bool:
     """Whether `haystack` gives `number`, in digits or as its word, followed by `unit` (a pattern): "3 Hz",
     "three-fold", "a 5-billion budget"."""
     forms = re.escape(number) + (f"|{DIGITS[number]}" if number in DIGITS else "")
-    return re.search(rf"(?<![\w.])(?:{forms})\s*-?\s*{unit}", haystack) is not None
+    return re.search(rf"(?<![\w.])(?:{forms})\)?\s*-?\s*{unit}", haystack) is not None  # "fifty-five (55) million"
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -129,6 +131,7 @@ def lexical_gaps(claim: str, abstract: str) -> list[str]:
 
 # "20 885", "20,885", "322 246": one number; not "2019 246" (a year, then a count)
 GROUPED_DIGITS = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\u2009\u202f ]\d{3})+(?![\d.,]\d)")
+BARE_DECIMAL = re.compile(r"(?<![\w.])\.(\d)")  # ".5" is "0.5"
 SUPERSCRIPT = re.compile(r"(?<=[a-z])\((\d)\)")  # "kg/m(2)": kg/m2
 GREEK = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03ba": "kappa", "\u03bc": "mu"}
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
@@ -139,8 +142,11 @@ NUMBER_WORD_VALUES = TENS | UNIT_WORDS | TEENS | {"hundred": 100, "thousand": 10
 BELOW_HUNDRED = rf"(?:(?:{'|'.join(TENS)})(?:[- ](?:{'|'.join(UNIT_WORDS)}))?|{'|'.join(TEENS)}|{'|'.join(UNIT_WORDS)})"
 BELOW_THOUSAND = rf"(?:(?:{'|'.join(UNIT_WORDS)})[- ]hundred(?:[- ](?:and[- ])?{BELOW_HUNDRED})?|{BELOW_HUNDRED})"
 # "seventy-six", "one hundred twenty-five", "two hundred and seven", "one thousand one", "seventeen"; not the
-# "sixty" of "sixty-first" or "sixty-year"
-NUMBER_IN_WORDS = re.compile(rf"\b{BELOW_THOUSAND}(?:[- ]thousand(?:[- ](?:and[- ])?{BELOW_THOUSAND})?)?\b(?!-)", re.I)
+# "sixty" of "sixty-first" or "sixty-year"; "one hundred and two hundred" is two numbers, not 102
+NUMBER_IN_WORDS = re.compile(
+    rf"\b{BELOW_THOUSAND}(?:[- ]thousand(?:[- ](?:and[- ])?{BELOW_THOUSAND})?)?\b(?!-)(?![- ](?:hundred|thousand)\b)",
+    re.I,
+)
 
 
 def number_value(words: str) -> int:
@@ -178,8 +184,9 @@ def joined_digits(text: str) -> str:
 @lru_cache(maxsize=256)  # every check of every sentence of an answer reads the same abstracts this way
 def as_written(text: str) -> str:
     """The text lower-cased, as the checks search it: digits grouped by commas or spaces joined, "m(2)" as "m2",
-    Greek letters by name, and numbers in words with their digits beside them ("one hundred and fifty-one (151)")."""
-    text = SUPERSCRIPT.sub(r"\1", joined_digits(text.lower()))
+    Greek letters by name, ".5" as "0.5", and numbers in words with their digits beside them ("one hundred and
+    fifty-one (151)")."""
+    text = SUPERSCRIPT.sub(r"\1", joined_digits(BARE_DECIMAL.sub(r"0.\1", text.lower())))
     for letter, name in GREEK.items():
         text = text.replace(letter, name)
     return NUMBER_IN_WORDS.sub(digits_beside, text)
