@@ -31,6 +31,7 @@ from typing import Any
 
 from rag.answer.acceptance import FEATURES, MIN_WORDS, acceptance_features, decides
 from rag.corpus.loaders import load_corpus, read_jsonl
+from rag.training import built_with
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ROOT / "eval" / "datasets"
@@ -43,6 +44,7 @@ TUNING = (
 CORPORA = (DATASETS / "pubmedqa" / "corpus.jsonl", ROOT.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl")
 UNSUPPORTED_KEPT = 0.10
 DECIDED = ("quoted", "objected", "short", "acceptor")
+BUILT_WITH = ("onnxruntime", "onnx", "torch", "transformers", "tokenizers", "nltk", "numpy", "scikit-learn")
 THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(25))  # 0.300, 0.325 ... 0.900
 
 
@@ -176,18 +178,6 @@ def exported(model: Any) -> tuple[float, list[list[list[float]]]]:
     return float(model._baseline_prediction.ravel()[0]), trees
 
 
-BUILT_WITH = ("onnxruntime", "onnx", "torch", "transformers", "tokenizers", "nltk", "numpy", "scikit-learn")
-
-
-def built_with() -> dict[str, str]:
-    """The versions of the packages the features and trees come from: the int8 embedder is exported and quantised
-    on each machine, so another ONNX Runtime can move a similarity, and with it a fold's threshold (0.55 here on
-    one set of versions, 0.575 on another)."""
-    from importlib.metadata import version
-
-    return {name: version(name) for name in BUILT_WITH}
-
-
 def build(out: Path, config: AcceptorConfig, log: Callable[[str], None] = print) -> dict:
     """Read the tuning claims, choose the operating point by cross-validation, fit the shipped trees on all of
     them and write acceptor.json with its checksum (acceptor.sha256) into `out`; returns the record."""
@@ -216,7 +206,9 @@ def build(out: Path, config: AcceptorConfig, log: Callable[[str], None] = print)
         "data": [str(p.relative_to(ROOT)) for p in TUNING],
         "min_words": MIN_WORDS,
         "embedding_precision": precision,  # of the similarities it was trained on (a new index here: the same)
-        "built_with": built_with(),
+        # the embedder's export and int8 model, the sentences and the trees come from these (0.55 on one set of
+        # versions, 0.575 on another)
+        "built_with": built_with(*BUILT_WITH),
         "claims": {"all": len(rows)} | {d: sum(r.decided == d for r in rows) for d in DECIDED},
         "cross_validated": table,
         "cross_validated_by_set": cv,

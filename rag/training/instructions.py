@@ -47,6 +47,7 @@ from rag.corpus.instruction_filter import (
     ngram_buckets,
 )
 from rag.corpus.loaders import read_jsonl
+from rag.training import built_with
 from rag.training.instruction_phrases import PHRASES, RESEARCH_ABOUT_INSTRUCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -360,6 +361,7 @@ def build(out: Path = MODEL_DIR, config: FilterConfig | None = None, log: Callab
         "config": asdict(config), "languages": every, "families": list(TEMPLATES),
         "held_out": {"languages": list(HELD_OUT_LANGUAGES), "families": list(HELD_OUT_FAMILIES)},
         "evaluation_model": evaluation, "shipped_model": final,
+        "built_with": built_with("scikit-learn", "numpy", "nltk"),  # the solver and the sentences
         "seconds": round(time.monotonic() - started),
     }  # fmt: skip
     (out / "model.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
