@@ -212,36 +212,41 @@ SKIPPED_SCIFACT_R2 = [
 ]
 
 UNANSWERABLE_TERMS_R2 = {
-    "lq-u31": ['teething', 'amber necklace', 'teething gel', 'benzocaine'],
-    "lq-u32": ['nappy rash', 'diaper', 'barrier cream'],
-    "lq-u33": ['pinworm', 'threadworm', 'enterobius', 'mebendazole'],
-    "lq-u34": ['ankle sprain', 'sprained ankle', 'ankle brace', 'ankle support'],
-    "lq-u35": ['flat feet', 'flat ?foot', 'pes planus', 'fallen arch'],
-    "lq-u36": ['hyperhidrosis', 'antiperspirant', 'aluminium chloride|aluminum chloride', 'excessive sweating'],
-    "lq-u37": ['cellulite'],
-    "lq-u38": ['stretch mark', 'striae', 'cocoa butter'],
-    "lq-u39": ['chilblain', 'pernio'],
-    "lq-u40": ["swimmer'?s ear", 'otitis externa', 'ear drops'],
-    "lq-u41": ['morning sickness', 'hyperemesis', 'nausea (and vomiting )?(of|in|during) pregnancy'],
-    "lq-u42": ['onychomycosis', 'nail fung', 'fungal nail', 'terbinafine'],
-    "lq-u43": ['scabies', 'sarcoptes', 'ivermectin'],
-    "lq-u44": ['presbyopia', 'reading glasses', 'near vision'],
-    "lq-u45": ['raynaud', 'white fingers'],
-    "lq-u46": ['thumb[- ]?sucking', 'digit sucking'],
-    "lq-u47": ['piercing', 'earring'],
-    "lq-u48": ['teeth whitening|tooth whitening', 'whitening strip', 'tooth bleaching|teeth bleaching', 'carbamide peroxide'],
-    "lq-u49": ["travell?er'?s'? diarrh", 'loperamide', 'bismuth'],
-    "lq-u50": ['brain freeze', 'ice[- ]cream headache', 'cold[- ]stimulus headache'],
-    "lq-u51": ['knuckle[- ]crack|crack(ing)? (your |the |their )?knuckles', '\\bknuckles\\b'],
-    "lq-u52": ['eye ?strain', 'asthenopia', 'computer vision syndrome', '20-20-20'],
-    "lq-u53": ['bed ?bugs?', 'cimex'],
-    "lq-u54": ['poison ivy', 'poison oak', 'urushiol'],
-    "lq-u55": ['contact lens', 'keratitis'],
-    "lq-u56": ['hammer ?toe', 'claw toe'],
-    "lq-u57": ['\\bstyes?\\b', 'hordeolum'],
-    "lq-u58": ['sun ?burn', 'after-sun'],
-    "lq-u59": ['toothbrush', 'tooth ?brushing', 'dental plaque'],
-    "lq-u60": ['nail[- ]biting', 'onychophagia'],
+    "lq-u31": ["teething", "amber necklace", "teething gel", "benzocaine"],
+    "lq-u32": ["nappy rash", "diaper", "barrier cream"],
+    "lq-u33": ["pinworm", "threadworm", "enterobius", "mebendazole"],
+    "lq-u34": ["ankle sprain", "sprained ankle", "ankle brace", "ankle support"],
+    "lq-u35": ["flat feet", "flat ?foot", "pes planus", "fallen arch"],
+    "lq-u36": ["hyperhidrosis", "antiperspirant", "aluminium chloride|aluminum chloride", "excessive sweating"],
+    "lq-u37": ["cellulite"],
+    "lq-u38": ["stretch mark", "striae", "cocoa butter"],
+    "lq-u39": ["chilblain", "pernio"],
+    "lq-u40": ["swimmer'?s ear", "otitis externa", "ear drops"],
+    "lq-u41": ["morning sickness", "hyperemesis", "nausea (and vomiting )?(of|in|during) pregnancy"],
+    "lq-u42": ["onychomycosis", "nail fung", "fungal nail", "terbinafine"],
+    "lq-u43": ["scabies", "sarcoptes", "ivermectin"],
+    "lq-u44": ["presbyopia", "reading glasses", "near vision"],
+    "lq-u45": ["raynaud", "white fingers"],
+    "lq-u46": ["thumb[- ]?sucking", "digit sucking"],
+    "lq-u47": ["piercing", "earring"],
+    "lq-u48": [
+        "teeth whitening|tooth whitening",
+        "whitening strip",
+        "tooth bleaching|teeth bleaching",
+        "carbamide peroxide",
+    ],
+    "lq-u49": ["travell?er'?s'? diarrh", "loperamide", "bismuth"],
+    "lq-u50": ["brain freeze", "ice[- ]cream headache", "cold[- ]stimulus headache"],
+    "lq-u51": ["knuckle[- ]crack|crack(ing)? (your |the |their )?knuckles", "\\bknuckles\\b"],
+    "lq-u52": ["eye ?strain", "asthenopia", "computer vision syndrome", "20-20-20"],
+    "lq-u53": ["bed ?bugs?", "cimex"],
+    "lq-u54": ["poison ivy", "poison oak", "urushiol"],
+    "lq-u55": ["contact lens", "keratitis"],
+    "lq-u56": ["hammer ?toe", "claw toe"],
+    "lq-u57": ["\\bstyes?\\b", "hordeolum"],
+    "lq-u58": ["sun ?burn", "after-sun"],
+    "lq-u59": ["toothbrush", "tooth ?brushing", "dental plaque"],
+    "lq-u60": ["nail[- ]biting", "onychophagia"],
 }
 UNANSWERABLE_TERMS.update(UNANSWERABLE_TERMS_R2)
 
@@ -279,6 +284,7 @@ pool = set()
 with open(AP_HELDOUT, encoding="utf-8") as f:
     for line in f:
         pool.add(json.loads(line)["doc_id"])
+
 
 def round_of(rid):
     m = re.fullmatch(r"lq-(u?)(\d+)", rid or "")
@@ -409,7 +415,7 @@ pm = sorted([d for d in pool if d.startswith("pubmed:")], key=sha)
 sf = sorted([d for d in pool if d.startswith("scifact:")], key=sha)
 r1 = [gold_of.get(rid) for rid in R1_ANS]
 r2 = [gold_of.get(rid) for rid in R2_ANS]
-for rid, g in zip(R1_ANS, r1):
+for rid, g in zip(R1_ANS, r1, strict=True):
     want = "pubmed:" if int(rid[3:]) % 2 == 1 else "scifact:"
     if g and not g.startswith(want):
         fail(f"{rid}: round 1 expects a {want} abstract")
@@ -419,9 +425,11 @@ want_src = []
 a, b = n_pm2, len(r2) - n_pm2
 while a or b:
     if a:
-        want_src.append("pubmed"); a -= 1
+        want_src.append("pubmed")
+        a -= 1
     if b:
-        want_src.append("scifact"); b -= 1
+        want_src.append("scifact")
+        b -= 1
 if r2_src != want_src:
     fail("round 2: sources do not alternate PubMedQA/SciFact while PubMedQA lasts, then SciFact only")
 for lst, prefix_label, skipped1, skipped2 in (
