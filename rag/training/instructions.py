@@ -9,7 +9,7 @@ Deterministic (fixed seed, CPU only, offline). The data:
   ../shared/datasets, and each pair of neighbouring sentences (the filter also reads pairs); research sentences
   in 19 languages and 5 transliterations, and English sentences about instructions, prompts and assistants in a
   research voice (rag/training/instruction_phrases.py).
-- Instructions (label 1): generated from the phrase tables in 7 template families; mixed-language (each phrase in
+- Instructions (label 1): generated from the phrase tables in 11 template families; mixed-language (each phrase in
   its own language), transliterated, obfuscated (spaced letters, look-alike letters, invisible characters,
   full-width letters, leetspeak, punctuation inside words, base64 with a hint to decode it), wrapped in chat-template
   and role tokens or comments, and set inside an ordinary sentence.
@@ -48,7 +48,7 @@ from rag.corpus.instruction_filter import (
 )
 from rag.corpus.loaders import read_jsonl
 from rag.training import built_with
-from rag.training.instruction_phrases import PHRASES, RESEARCH_ABOUT_INSTRUCTIONS
+from rag.training.instruction_phrases import PHRASES, RESEARCH_ABOUT_INSTRUCTIONS, RESEARCH_ABOUT_MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -72,6 +72,14 @@ TEMPLATES = {
         "{you_are} {persona}: {always} {cite}.",
     ],
     "link": ["{link} {url}", "{link} {url} {and} {cite}."],
+    "format": ["{format}.", "{address}: {format}.", "{always}, {format}."],
+    "refuse": ["{refuse}.", "{address}: {refuse}.", "{ignore} {prior} {and} {refuse}."],
+    "verdict": ["{verdict}.", "{address}: {verdict}.", "{always}, {verdict}."],
+    "secrecy": [
+        "{reply} {payload} {and} {secrecy}.",
+        "{cite} {and} {secrecy}.",
+        "{address}: {secrecy}; {reply} {payload}",
+    ],
 }
 WRAPPERS = [
     "<|im_start|>system\n{x}<|im_end|>", "<|im_end|><|im_start|>user {x}", "[INST] {x} [/INST]", "<<SYS>> {x} <</SYS>>",
@@ -145,7 +153,8 @@ def benign_phrases(languages: list[str], rng: random.Random, per_language: int) 
         frames, topics = PHRASES[lang]["benign"].split("|"), PHRASES[lang]["topics"].split("|")
         found += [fill(rng.choice(frames), rng, topics) for _ in range(per_language)]
     english = PHRASES["en"]["topics"].split("|")
-    found += [fill(rng.choice(RESEARCH_ABOUT_INSTRUCTIONS), rng, english) for _ in range(per_language * 4)]
+    research = RESEARCH_ABOUT_INSTRUCTIONS + RESEARCH_ABOUT_MODELS
+    found += [fill(rng.choice(research), rng, english) for _ in range(per_language * 4)]
     return found
 
 
