@@ -110,6 +110,10 @@ def test_a_result_is_restated_when_its_numbers_come_in_the_abstracts_order() -> 
     assert restates_numbers("EUS reached 94% sensitivity, against 65% and 76% for MDCT and MRI.", FINDINGS)
     assert not restates_numbers("EUS reached 76% sensitivity, against 94% for MRI.", FINDINGS)
     assert restates_numbers("EUS reached 94% sensitivity.", FINDINGS) is None  # one number is no restated result
+    effects = "The effect sizes were .5 for pain and .8 for function."  # decimals written without their 0
+    assert restates_numbers("Effect sizes were 0.5 for pain and 0.8 for function.", effects)
+    assert restates_numbers("Effect sizes were .5 and .8.", effects)
+    assert not restates_numbers("Effect sizes were .8 for pain and .5 for function.", effects)
 
 
 WRITTEN_AS = (
@@ -274,8 +278,16 @@ def test_a_number_with_a_scale_word_is_read_however_either_side_writes_it() -> N
     in_words = "The programme cost fifty-five million dollars."
     for claim, abstract in ((in_words, "It cost 55 million dollars."), ("It cost 55 million dollars.", in_words)):
         assert objection(claim, abstract, abstract) is None, claim
-    found = objection("It cost 56 million dollars.", in_words, in_words)
-    assert found is not None and found.kind == "number", found
+    elsewhere = "55 patients were seen; it cost 56 million dollars."  # 55 is given, but not in millions
+    found = objection(in_words, elsewhere, elsewhere)
+    assert found is not None and found.kind == "number" and "55 million" in found.detail, found
+    for claim, abstract in (  # a bracket closing a range does not join its number to the unit after it
+        ("The median cost was 9 million dollars.", "The median cost was 12 (IQR 8-9) million dollars."),
+        ("Length of stay was 3 days.", "Length of stay was 7 (IQR 2-3) days."),
+        ("500 patients were seen.", "Twenty-five hundred patients were seen."),  # not "five hundred"
+    ):
+        found = objection(claim, abstract, abstract)
+        assert found is not None and found.kind == "number", (claim, found)
 
 
 def test_a_change_is_read_against_what_the_abstract_says_of_the_same_thing() -> None:

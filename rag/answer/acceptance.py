@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag.answer.checks import EVIDENCE_SENTENCES, checked_numbers, restates_numbers
+from rag.answer.checks import EVIDENCE_SENTENCES, as_written, checked_numbers, restates_numbers
 from rag.terms import FUNCTION_WORDS, content_coverage, content_words, stemmed_words
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def acceptance_features(claim: str, claim_vector: np.ndarray, source: Source) ->
         float(len(words - stemmed_words(text))),
         float(len(words)),
         -1.0 if restated is None else float(restated),
-        float(len(checked_numbers(claim))),
+        float(len(checked_numbers(as_written(claim)))),
         float(len(claim.split())),
     ]
 

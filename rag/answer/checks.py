@@ -76,7 +76,7 @@ SMALL_MEASURE = re.compile(
     r"|min(?:ute)?s?|hours?|days?|weeks?|months?|years?)\b)"
 )
 # a number with a scale word is looked for with it: "$5 billion" is not given by "$750 million ... for 5 years"
-SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\)?\s*-?\s*(thousand|million|billion|trillion)\b", re.I)
+SCALED = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*-?\s*(thousand|million|billion|trillion)\b", re.I)
 PER_CENT = re.compile(r"\s*\bper\s?cent\b")  # "3 percent", "3 per cent": read as "3%" on both sides
 
 
@@ -115,7 +115,7 @@ def given_with(number: str, unit: str, haystack: str) -> bool:
     """Whether `haystack` gives `number`, in digits or as its word, followed by `unit` (a pattern): "3 Hz",
     "three-fold", "a 5-billion budget"."""
     forms = re.escape(number) + (f"|{DIGITS[number]}" if number in DIGITS else "")
-    return re.search(rf"(?<![\w.])(?:{forms})\)?\s*-?\s*{unit}", haystack) is not None  # "fifty-five (55) million"
+    return re.search(rf"(?<![\w.])(?:{forms})\s*-?\s*{unit}", haystack) is not None
 
 
 def lexical_gaps(claim: str, abstract: str) -> list[str]:
@@ -144,7 +144,8 @@ BELOW_THOUSAND = rf"(?:(?:{'|'.join(UNIT_WORDS)})[- ]hundred(?:[- ](?:and[- ])?{
 # "seventy-six", "one hundred twenty-five", "two hundred and seven", "one thousand one", "seventeen"; not the
 # "sixty" of "sixty-first" or "sixty-year"; "one hundred and two hundred" is two numbers, not 102
 NUMBER_IN_WORDS = re.compile(
-    rf"\b{BELOW_THOUSAND}(?:[- ]thousand(?:[- ](?:and[- ])?{BELOW_THOUSAND})?)?\b(?!-)(?![- ](?:hundred|thousand)\b)",
+    rf"(?<![\w-]){BELOW_THOUSAND}(?:[- ]thousand(?:[- ](?:and[- ])?{BELOW_THOUSAND})?)?"
+    r"\b(?!-)(?![- ](?:hundred|thousand)\b)",
     re.I,
 )
 
@@ -167,7 +168,7 @@ def digits_beside(match: re.Match[str]) -> str:
     words = match.group(0)
     if words.lower() in SPELLED or words.lower() in SMALL:
         return words
-    return f"{words} ({number_value(words.lower())})"
+    return f"{words} {number_value(words.lower())}"  # "fifty-five 55 million": the number beside its unit
 
 
 def single_number_words(text: str) -> str:
@@ -184,8 +185,8 @@ def joined_digits(text: str) -> str:
 @lru_cache(maxsize=256)  # every check of every sentence of an answer reads the same abstracts this way
 def as_written(text: str) -> str:
     """The text lower-cased, as the checks search it: digits grouped by commas or spaces joined, "m(2)" as "m2",
-    Greek letters by name, ".5" as "0.5", and numbers in words with their digits beside them ("one hundred and
-    fifty-one (151)")."""
+    Greek letters by name, ".5" as "0.5", and numbers in words with their digits after them ("one hundred and
+    fifty-one 151")."""
     text = SUPERSCRIPT.sub(r"\1", joined_digits(BARE_DECIMAL.sub(r"0.\1", text.lower())))
     for letter, name in GREEK.items():
         text = text.replace(letter, name)
@@ -337,7 +338,10 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
     for number, unit in sorted(wanted - stated):
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
-    numbers = checked_numbers(claim)
+    numbers = checked_numbers(as_written(claim))
+    # `as_written` is lower-cased, so SENTENCE_END cuts it only before a number: "sentences" here are runs that end
+    # where one starts with a number. Cutting at every sentence objected to 2 more faithful tuning claims (numbers
+    # from three sentences) and to no unsupported one, so it stays so.
     if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(as_written(abstract))):
         return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
     return None
@@ -346,10 +350,10 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
 def restates_numbers(claim: str, abstract: str) -> bool | None:
     """Whether the claim's two or more numbers (beyond small counts) are given in the same order by one sentence
     of the abstract, or two read in order: a result restated from where it is stated. None: fewer numbers."""
-    numbers = checked_numbers(claim)
+    numbers = checked_numbers(as_written(claim))
     if len(numbers) < 2:
         return None
-    sentences = SENTENCE_END.split(as_written(abstract))
+    sentences = SENTENCE_END.split(as_written(abstract))  # cut only before a number (above)
     pairs = [a + " " + b for i, a in enumerate(sentences) for b in sentences[i + 1 :]]
     return any(in_order(numbers, NUMBER.findall(text)) for text in sentences + pairs)
 

@@ -44,7 +44,8 @@ TUNING = (
 CORPORA = (DATASETS / "pubmedqa" / "corpus.jsonl", ROOT.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl")
 UNSUPPORTED_KEPT = 0.10
 DECIDED = ("quoted", "objected", "short", "acceptor")
-BUILT_WITH = ("onnxruntime", "onnx", "torch", "transformers", "tokenizers", "nltk", "numpy", "scikit-learn")
+BUILT_WITH = ("onnxruntime", "onnx", "onnxscript", "onnx-ir", "torch", "transformers", "tokenizers", "nltk", "numpy",
+              "scikit-learn")  # fmt: skip
 THRESHOLDS = tuple(round(0.3 + 0.025 * i, 3) for i in range(25))  # 0.300, 0.325 ... 0.900
 
 
