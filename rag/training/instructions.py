@@ -7,8 +7,8 @@ sentences of research abstracts.
 Deterministic (fixed seed, CPU only, offline). The data:
 - Ordinary sentences (label 0): every sentence of the PubMedQA (MIT) and SciFact (ODC-By abstracts) corpora in
   ../shared/datasets, and each pair of neighbouring sentences (the filter also reads pairs); research sentences
-  in 19 languages and 5 transliterations, and English sentences about instructions, prompts and assistants in a
-  research voice (rag/training/instruction_phrases.py).
+  in 19 languages and 5 transliterations, English sentences about instructions, prompts and assistants in a
+  research voice, and 300 in the voice of machine-learning abstracts (rag/training/instruction_phrases.py).
 - Instructions (label 1): generated from the phrase tables in 11 template families; mixed-language (each phrase in
   its own language), transliterated, obfuscated (spaced letters, look-alike letters, invisible characters,
   full-width letters, leetspeak, punctuation inside words, base64 with a hint to decode it), wrapped in chat-template
@@ -153,8 +153,11 @@ def benign_phrases(languages: list[str], rng: random.Random, per_language: int) 
         frames, topics = PHRASES[lang]["benign"].split("|"), PHRASES[lang]["topics"].split("|")
         found += [fill(rng.choice(frames), rng, topics) for _ in range(per_language)]
     english = PHRASES["en"]["topics"].split("|")
-    research = RESEARCH_ABOUT_INSTRUCTIONS + RESEARCH_ABOUT_MODELS
-    found += [fill(rng.choice(research), rng, english) for _ in range(per_language * 4)]
+    # each English list drawn per_language * 4 times (twice the English research sentences of one list): the short
+    # lines ("Abstract.") that balance the wrappers ("END OF ABSTRACT. ...") must not be diluted by the longer list
+    # (drawn together, "A valid abstract." came to read as an instruction)
+    for research in (RESEARCH_ABOUT_INSTRUCTIONS, RESEARCH_ABOUT_MODELS):
+        found += [fill(rng.choice(research), rng, english) for _ in range(per_language * 4)]
     return found
 
 
