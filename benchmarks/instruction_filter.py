@@ -59,19 +59,27 @@ def new_wordings() -> None:
 def false_alarms() -> list[str]:
     from rag.corpus.injection import Guard, learned_filter
     from rag.corpus.loaders import load_corpus
-    from rag.training.instructions import corpus_sentences
+    from rag.training.instructions import CORPORA, corpus_sentences
 
     filter_ = learned_filter()
     sentences = [s for ss in corpus_sentences().values() for s in ss]
     flagged = [s for s, score in zip(sentences, filter_.scores(sentences), strict=True) if score > filter_.threshold]
-    row("false alarms: every sentence of PubMedQA + SciFact",
+    row("false alarms: every sentence of PubMedQA + SciFact, each read alone (the filter)",
         f"{len(flagged)} of {len(sentences)} ({len(flagged) / len(sentences):.3%})")  # fmt: skip
     guard = Guard(filter_)
+    withheld, papers_hit = [], 0
+    for paper in load_corpus(list(CORPORA)).papers:  # as the product reads them: sentences and neighbouring pairs
+        found = withheld_text(guard, paper.abstract)
+        withheld += found
+        papers_hit += bool(found)
+    row("false alarms: withheld from every abstract of PubMedQA + SciFact (patterns + filter, sentences and pairs)",
+        f"{len(withheld)} of {len(sentences)} sentences ({len(withheld) / len(sentences):.3%}), in {papers_hit} "
+        f"abstracts")  # fmt: skip
     papers = load_corpus([ROOT / "seeds"]).papers
     seeds = [s for p in papers for s in withheld_text(guard, p.abstract)]
     total = sum(len(sentence_spans_of(p.abstract)) for p in papers)
     row("false alarms: every sentence of the seeds (withheld, patterns + filter)", f"{len(seeds)} of {total}")
-    return flagged + seeds
+    return list(dict.fromkeys(flagged + withheld)) + seeds
 
 
 def sentence_spans_of(text: str) -> list[tuple[int, int]]:
