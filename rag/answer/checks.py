@@ -339,10 +339,7 @@ def number_objection(claim: str, evidence: str, abstract: str) -> Objection | No
         if (number, "x" if unit == "%" else "%") in stated:
             return Objection("number", f"the abstract gives {number} as {'a ratio' if unit == '%' else 'a percentage'}")
     numbers = checked_numbers(as_written(claim))
-    # `as_written` is lower-cased, so SENTENCE_END cuts it only before a number: "sentences" here are runs that end
-    # where one starts with a number. Cutting at every sentence objected to 2 more faithful tuning claims (numbers
-    # from three sentences) and to no unsupported one, so it stays so.
-    if len(numbers) > 1 and not in_two_sentences(numbers, SENTENCE_END.split(as_written(abstract))):
+    if len(numbers) > 1 and not in_two_sentences(numbers, number_runs(abstract)):
         return Objection("number", f"no two sentences of the abstract give {', '.join(map(repr, numbers))} together")
     return None
 
@@ -353,9 +350,17 @@ def restates_numbers(claim: str, abstract: str) -> bool | None:
     numbers = checked_numbers(as_written(claim))
     if len(numbers) < 2:
         return None
-    sentences = SENTENCE_END.split(as_written(abstract))  # cut only before a number (above)
+    sentences = number_runs(abstract)
     pairs = [a + " " + b for i, a in enumerate(sentences) for b in sentences[i + 1 :]]
     return any(in_order(numbers, NUMBER.findall(text)) for text in sentences + pairs)
+
+
+def number_runs(abstract: str) -> list[str]:
+    """The abstract `as_written`, cut where the numbers' checks read it as sentences. It is lower-cased, so
+    SENTENCE_END cuts it only before a number: runs of sentences that end where one starts with a number. Cutting at
+    every sentence objected to 2 more faithful tuning claims (numbers from three sentences) and to no unsupported
+    one, so it stays so."""
+    return SENTENCE_END.split(as_written(abstract))
 
 
 def in_order(wanted: list[str], given: list[str]) -> bool:
