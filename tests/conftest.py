@@ -127,16 +127,14 @@ def start_chroma(path: Path, port: int, log: TextIO) -> subprocess.Popen:
     return proc
 
 
-def start_milvus(data: Path, port: int, log: Path) -> subprocess.Popen:
-    """`milvus-lite server` over data, once it answers."""
+def start_milvus(index: Path, port: int, log: Path) -> subprocess.Popen:
+    """`rag milvus-server` (milvus-lite's server) over an index file, once it answers."""
     from pymilvus import MilvusClient
 
-    binary = shutil.which("milvus-lite", path=str(Path(sys.executable).parent))
-    assert binary, "the milvus-lite command comes with the milvus extra"
-    proc = subprocess.Popen([binary, "server", "--data-dir", str(data), "--host", "127.0.0.1", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "rag", "milvus-server", str(index), "--port", str(port)],
                             stdout=log.open("a"), stderr=subprocess.STDOUT)  # fmt: skip
     answering(lambda: MilvusClient(uri=f"http://127.0.0.1:{port}", timeout=2).list_collections(), proc,
-              f"milvus-lite server; see {log}")  # fmt: skip
+              f"rag milvus-server; see {log}")  # fmt: skip
     return proc
 
 

@@ -1,5 +1,5 @@
 """RAG_STORE=milvus: the same index in Milvus, searched there. Real milvus-lite, embedded and as a server
-(`milvus-lite server`), the real bundled embedding model, real `rag` processes."""
+(`rag milvus-server`), the real bundled embedding model, real `rag` processes."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_milvus_holds_and_finds_what_chroma_does(milvus_settings: Settings, seed
     for question in questions[:12]:
         # BM25 inside Milvus reads the words the local keyword index reads: the same idf, the same ranking
         assert milvus.term_weights(question) == pytest.approx(chroma.term_weights(question))
-        for mode in ("keyword", "dense"):
+        for mode in ("keyword", "dense", "hybrid"):  # hybrid: both rankings by paper, fused as for Chroma
             same_ranking(milvus, chroma, Query(question, mode=mode, k=5))
         ours = milvus.search(Query(question, k=5))
         assert [r.doc_id for r in ours][:1] == doc_ids(chroma, Query(question, k=5))[:1]
@@ -262,6 +262,13 @@ def test_an_unreachable_milvus_is_one_line_and_exit_2(cli_env: dict[str, str]) -
     assert failed.stderr.strip().count("\n") == 0 and f"cannot reach Milvus at {uri}" in failed.stderr
     bad = run_rag("migrate", "--to-store", "qdrant", env=cli_env)
     assert bad.returncode == 2 and "unknown --to-store 'qdrant'" in bad.stderr
+    older = Path(cli_env["RAG_DATA_DIR"]) / "milvus.db"  # an embedded index of milvus-lite 3 was a folder
+    older.mkdir(parents=True)
+    refused = run_rag("stats", env={**cli_env, "RAG_STORE": "milvus"})
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "index of milvus-lite 3 (a folder)" in refused.stderr and not any(older.iterdir())
+    misnamed = run_rag("stats", env={**cli_env, "RAG_STORE": "milvus", "MILVUS_URI": str(older.parent / "index")})
+    assert misnamed.returncode == 2 and "a file whose name ends in .db" in misnamed.stderr, misnamed.stderr
 
 
 def search(base: str, query: str, k: int = 5) -> list[str]:
@@ -273,7 +280,7 @@ def search(base: str, query: str, k: int = 5) -> list[str]:
 @pytest.mark.slow
 def test_replicas_and_workers_share_one_milvus_server(tmp_path: Path, model_cache: Path, cli_env: dict) -> None:
     port = free_port()
-    server = start_milvus(tmp_path / "milvus", port, tmp_path / "milvus.log")
+    server = start_milvus(tmp_path / "milvus.db", port, tmp_path / "milvus.log")
     uri = f"http://127.0.0.1:{port}"
     shared = {"RAG_STORE": "milvus", "MILVUS_URI": uri}
     replicas = []
@@ -294,6 +301,10 @@ def test_replicas_and_workers_share_one_milvus_server(tmp_path: Path, model_cach
             assert worker.returncode == 0, err
         stats = json.loads(run_rag("stats", "--json", env={**cli_env, **shared}).stdout)
         assert stats["abstracts"] == 95 and stats["store"] == f"milvus server {uri}"
+        served = Settings(_env_file=None, data_dir=tmp_path / "client", model_cache=model_cache, store="milvus",
+                          milvus_uri=uri)  # fmt: skip
+        kept = Library(served).term_weights("sharpness of language models, wordnochunkholds")  # no TEXT_MATCH here
+        assert len(kept) >= 3 and kept == pytest.approx(exact_weights(served, list(kept)))
 
         for name in ("one", "two"):  # replicas on machines of their own: each its own data directory
             replicas.append(start_rag("serve", tmp_path / name, model_cache, tmp_path / f"{name}.log", **shared))
@@ -325,7 +336,7 @@ def test_replicas_and_workers_share_one_milvus_server(tmp_path: Path, model_cach
         server.wait(timeout=60)
         down = httpx.post(f"{bases[0]}/v1/search", json={"query": "attention", "k": 3}, timeout=120)
         assert down.status_code == 503 and f"Milvus at {uri} did not answer" in down.json()["error"]["message"]
-        server = start_milvus(tmp_path / "milvus", port, tmp_path / "milvus.log")
+        server = start_milvus(tmp_path / "milvus.db", port, tmp_path / "milvus.log")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             back = httpx.post(f"{bases[0]}/v1/search", json={"query": "zebrafish fins", "k": 3}, timeout=120)
@@ -375,4 +386,4 @@ def test_the_web_app_indexes_and_answers_from_the_embedded_milvus(tmp_path: Path
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    assert (tmp_path / "data" / "milvus.db").is_dir() and not (tmp_path / "data" / "chroma").exists()
+    assert (tmp_path / "data" / "milvus.db").is_file() and not (tmp_path / "data" / "chroma").exists()

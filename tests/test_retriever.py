@@ -8,7 +8,7 @@ import pytest
 from conftest import load_questions
 
 from rag.errors import BadInput
-from rag.index.retriever import Hit, fuse
+from rag.index.fusion import Hit, fuse
 from rag.records import Query
 
 

@@ -367,6 +367,22 @@ def serve(
     run_service(load_settings(data_dir), host, port)
 
 
+@app.command("milvus-server")
+def milvus_server(
+    path: Annotated[
+        Path, typer.Argument(help="The embedded index file to serve (created if missing), e.g. milvus.db.")
+    ],
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 19530,
+) -> None:
+    """Serve an embedded Milvus index to several processes (milvus-lite, for development; MILVUS_URI=http://HOST:PORT).
+    Runs until stopped."""
+    from rag.index.milvus import serve as serve_milvus
+
+    print(f"serving {path} at http://{host}:{port}, its log in {path}.log (Ctrl-C stops)", flush=True)
+    serve_milvus(path, host, port)
+
+
 @app.command()
 def mcp(data_dir: DataDir = None) -> None:
     """Serve the library to MCP clients (assistants, editors) over stdio: search, ask, verify, abstracts."""

@@ -70,7 +70,7 @@ class Library:
     def fused(self, rankings: list[list[SearchResult]], k: int) -> list[SearchResult]:
         """Several rankings of abstracts (the searches for a question and its rewrites) as one, by reciprocal-rank
         fusion (RAG_RRF_K), each ranking counting the same; the top k."""
-        from rag.index.retriever import fuse
+        from rag.index.fusion import fuse
 
         ranked = fuse(rankings, (1.0,) * len(rankings), self.settings.rrf_k)[:k]  # type: ignore[arg-type]
         return [replace(result, rank=rank, score=score) for rank, (result, score) in enumerate(ranked, start=1)]

@@ -1,25 +1,29 @@
 """Milvus behind the store seam (RAG_STORE=milvus): chunks, vectors and BM25 in one collection, searched there.
 
-MILVUS_URI is a folder for the embedded edition (milvus-lite, one process at a time) or a server's URL (Milvus
-standalone or distributed, or `milvus-lite server`), where several ingest workers and `rag serve` replicas share one
-index. Each chunk row holds its text, its dense vector, `terms` (its words as the project's keyword index tokenizes
-them: lower-cased, stemmed, no stop words) from which Milvus's BM25 function derives a sparse vector, the fields the
-filters use (venue, year, authors) and its whole metadata as JSON. Questions are tokenized the same way, so BM25
-sees the words bm25s sees in the Chroma setup. A hybrid search is one `hybrid_search` call: a dense and a BM25
-request fused by reciprocal rank (RAG_RRF_K) and grouped by paper; with unequal RAG_DENSE_WEIGHT and
-RAG_KEYWORD_WEIGHT, Milvus's weighted ranker (over normalised scores) fuses instead, since its RRF has no weights.
+MILVUS_URI is a `.db` file for the embedded edition (milvus-lite 2.5, Milvus's own C++ core; one process at a time)
+or a server's URL (Milvus standalone or distributed, or `rag milvus-server`), where several ingest workers and
+`rag serve` replicas share one index. Each chunk row holds its text, its dense vector, `terms` (its words as the
+project's keyword index tokenizes them: lower-cased, stemmed, no stop words) from which Milvus's BM25 function
+derives a sparse vector, the fields the filters use (venue, year, authors) and its whole metadata as JSON. Questions
+are tokenized the same way, so BM25 sees the words bm25s sees in the Chroma setup. A hybrid search is a dense and a
+BM25 search, each grouped by paper in Milvus, fused here by weighted reciprocal rank exactly as the Chroma setup
+fuses (rag/index/fusion.py): Milvus's own `hybrid_search` fuses by chunk before grouping, so a paper whose
+best chunks differ between the two searches would lose one of its ranks, and its RRF has no weights.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import BadInput, StoreUnavailable
+from rag.index.fusion import Hit, fuse
 from rag.index.store import PAGE, StoredDoc, assembled, count_stored, make_folder, paper_row, papers_of
 from rag.index.word_counts import WordCounts, counts_path, drop_counts
 from rag.records import Paper, doc_of_chunk
@@ -37,7 +41,12 @@ TEXT_LIMIT = 65_535  # Milvus's longest VARCHAR
 ITERATE = 1000  # rows per page when reading every chunk
 BM25_K1 = 1.5  # bm25s's default; Milvus's scores carry a factor k1 + 1 that bm25s's (Lucene's) do not
 UNREACHABLE = 2  # pymilvus's error code for a server it cannot connect to
-CONNECT_TIMEOUT = 10.0  # seconds to reach a server before saying it cannot be reached
+CONNECT_TIMEOUT = 10  # seconds to reach a server before saying it cannot be reached
+# Seconds a call may take. Whole seconds: pymilvus 2.5 ignores a float, and without a timeout it retries a server
+# that has gone away for three and a half minutes.
+CALL_TIMEOUT = 60
+EMBEDDED_NAME = re.compile(r"^[A-Za-z0-9._-]{1,33}\.db$")  # milvus-lite's rule for its file's name (36 at most)
+LOCAL_MODE = "local mode only support"  # milvus-lite's refusal of an index type (HNSW) or of TEXT_MATCH
 NO_PACKAGE = "RAG_STORE=milvus needs the milvus extra: pip install 'abstracts-rag[milvus]' (make setup installs it)"
 
 
@@ -53,44 +62,144 @@ def is_server(target: str) -> bool:
 def connect(settings: Settings, create: bool) -> MilvusClient | None:
     """A client of the Milvus the settings name; None for an embedded folder that does not exist and create=False.
     An unreachable server is BadInput naming it."""
+    target = settings.milvus_target
+    if not is_server(target):
+        check_embedded(Path(target))
     try:
-        from pymilvus import MilvusClient
+        with imported_quietly():
+            from pymilvus import MilvusClient
     except ImportError:
         raise BadInput(NO_PACKAGE) from None
-    target = settings.milvus_target
     if not is_server(target):
         if not create and not Path(target).exists():
             return None
         make_folder(Path(target).parent)
-    if not is_server(target) and held_elsewhere(Path(target)):
-        raise BadInput(f"the embedded Milvus in {target} is open in another process (milvus-lite serves one "
-                       "process at a time; to share an index, run `milvus-lite server` and set MILVUS_URI to "
-                       "its URL)")  # fmt: skip
+        if held_elsewhere(Path(target)):
+            raise BadInput(f"the embedded Milvus in {target} is open in another process (milvus-lite serves one "
+                           "process at a time; to share an index, run `rag milvus-server` and set MILVUS_URI to "
+                           "its URL)")  # fmt: skip
+    for name in ("pymilvus", "pymilvus.milvus_client"):  # each failed call is logged: the errors here say it
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        return MilvusClient(uri=target, token=settings.milvus_token or "", timeout=CONNECT_TIMEOUT)
+        if is_server(target):
+            return MilvusClient(uri=target, token=settings.milvus_token or "", timeout=CONNECT_TIMEOUT)
+        with child_output_to(server_log(Path(target))):  # the embedded edition's server starts here
+            return MilvusClient(uri=target, timeout=CONNECT_TIMEOUT)
     except Exception as exc:
         raise BadInput(f"cannot reach Milvus at {target} (MILVUS_URI): {first_line(exc)}") from None
 
 
-def held_elsewhere(folder: Path) -> bool:
-    """Whether another process holds milvus-lite's lock on its data folder (checked before connecting: milvus-lite
-    logs a traceback when it cannot take the lock)."""
-    import fcntl
+@contextmanager
+def imported_quietly() -> Iterator[None]:
+    """For importing pymilvus and milvus-lite. pymilvus 2.5 reads MILVUS_URI when imported and refuses anything but
+    a URL (this project's setting may be a file), so the variable is hidden meanwhile; milvus-lite 2.5 imports
+    pkg_resources (hence setuptools<81), which warns that it is deprecated."""
     import os
+    import warnings
+
+    hidden = os.environ.pop("MILVUS_URI", None)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
+            import milvus_lite  # noqa: F401  (as pymilvus imports it for an embedded index)
+            import pymilvus  # noqa: F401
+        yield
+    finally:
+        if hidden is not None:
+            os.environ["MILVUS_URI"] = hidden
+
+
+def server_log(path: Path) -> Path:
+    """Where milvus-lite's server over an index file writes (made afresh by each process that starts one)."""
+    return path.with_name(path.name + ".log")
+
+
+@contextmanager
+def child_output_to(log: Path) -> Iterator[None]:
+    """Processes started meanwhile write their output to `log`. milvus-lite starts its server as a child process
+    that inherits this one's stdout and stderr, where its full-text engine logs every commit."""
+    import os
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with log.open("wb") as out:
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def check_embedded(path: Path) -> None:
+    """An embedded index is one file named as milvus-lite requires; a folder is an index of milvus-lite 3."""
+    if path.is_dir():
+        raise BadInput(f"{path} is an embedded Milvus index of milvus-lite 3 (a folder), which this version cannot "
+                       "read: move it aside and ingest again, or set MILVUS_URI to a new .db file")  # fmt: skip
+    if not EMBEDDED_NAME.match(path.name):
+        raise BadInput(f"MILVUS_URI {str(path)!r} is not a server URL (http://host:19530) nor an embedded index: a "
+                       "file whose name ends in .db, at most 36 letters, digits, '.', '-' or '_'")  # fmt: skip
+
+
+def held_elsewhere(path: Path) -> bool:
+    """Whether another process holds milvus-lite's lock on its file (checked before connecting: milvus-lite logs
+    a traceback when it cannot take the lock)."""
+    import errno
+    import fcntl
 
     from milvus_lite.server_manager import server_manager_instance
 
-    if os.path.abspath(folder) in getattr(server_manager_instance, "_servers", {}):
-        return False  # this process serves it (a second lock on the file would fail here too)
+    if str(path.absolute().resolve()) in getattr(server_manager_instance, "_servers", {}):
+        return False  # this process serves it (and closing a lock this process holds would let it go)
+    lock = path.parent / f".{path.name}.lock"  # milvus_lite.server.Server's
+    if not lock.exists():
+        return False
     try:
-        with (folder / "LOCK").open("a") as lock:  # milvus_lite.db.LOCK_FILENAME
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        with lock.open("a") as held:
+            fcntl.lockf(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.lockf(held, fcntl.LOCK_UN)
         return False
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
+    except OSError as exc:
+        return exc.errno in (errno.EACCES, errno.EAGAIN)
+
+
+def serve(path: Path, host: str, port: int) -> None:
+    """Serve an embedded index file over gRPC at host:port (milvus-lite's own server, for development and tests:
+    several processes share one index through it) until this process is stopped."""
+    import signal
+    import threading
+
+    with imported_quietly():
+        from milvus_lite.server import Server
+
+    check_embedded(path)
+    make_folder(path.parent)
+    if held_elsewhere(path):
+        raise BadInput(f"the embedded Milvus in {path} is open in another process")
+    server = Server(str(path), f"{host}:{port}")
+    with child_output_to(server_log(path)):
+        started = server.init() and server.start()
+    if not started:
+        raise RuntimeError(f"milvus-lite could not serve {path} at {host}:{port}; see {server_log(path)}")
+    stopped = threading.Event()
+    for sign in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sign, lambda *_: stopped.set())
+    process = server._p  # milvus-lite's binary; Server.stop() would give it 2 s before killing it
+    try:
+        while not stopped.wait(1):
+            if process.poll() is not None:
+                raise RuntimeError(f"milvus-lite stopped serving {path} (exit {process.returncode})")
+    finally:
+        process.terminate()  # let it close its file
+        try:
+            process.wait(timeout=30)
+        finally:
+            server.stop()
 
 
 def first_line(exc: Exception) -> str:
@@ -142,6 +251,7 @@ class MilvusStore:
         """A client call; a collection a restarted server has not loaded is loaded and the call made again, and a
         server that does not answer is StoreUnavailable naming it."""
         method = getattr(self.client, operation)
+        kwargs.setdefault("timeout", CALL_TIMEOUT)
         try:
             try:
                 return method(*args, **kwargs)
@@ -159,7 +269,8 @@ class MilvusStore:
     def _create(self, dim: int) -> None:
         from pymilvus import DataType, Function, FunctionType
 
-        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
+        recorded = json.dumps({PRECISION_KEY: self._precision}) if self._precision else ""
+        schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False, description=recorded)
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=1024)
         schema.add_field("doc_id", DataType.VARCHAR, max_length=1024)
         schema.add_field("text", DataType.VARCHAR, max_length=TEXT_LIMIT)
@@ -180,13 +291,21 @@ class MilvusStore:
             Function(name="terms_bm25", function_type=FunctionType.BM25, input_field_names=["terms"],
                      output_field_names=["sparse"])
         )  # fmt: skip
+        self._call("create_collection", self.name, schema=schema)
+        try:
+            self._index("HNSW", {"M": 16, "efConstruction": 200})
+        except Exception as exc:  # milvus-lite (embedded or served) builds its own graph index instead
+            if LOCAL_MODE not in str(exc):
+                raise
+            self._index("AUTOINDEX", {})
+        self._call("load_collection", self.name)
+
+    def _index(self, dense: str, params: dict[str, Any]) -> None:
         index = self.client.prepare_index_params()
-        index.add_index(field_name="dense", index_type="HNSW", metric_type="COSINE",
-                        params={"M": 16, "efConstruction": 200})  # fmt: skip
+        index.add_index(field_name="dense", index_type=dense, metric_type="COSINE", params=params)
         index.add_index(field_name="sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
                         params={"bm25_k1": BM25_K1, "bm25_b": 0.75})  # bm25s's defaults  # fmt: skip
-        properties = {PRECISION_KEY: self._precision} if self._precision else {}
-        self.client.create_collection(self.name, schema=schema, index_params=index, properties=properties)
+        self._call("create_index", self.name, index)
 
     def count(self) -> int:
         if not self._exists():
@@ -196,7 +315,12 @@ class MilvusStore:
     def precision(self) -> str | None:
         if not self._exists():
             return None
-        recorded = (self._call("describe_collection", self.name).get("properties") or {}).get(PRECISION_KEY)
+        described = self._call("describe_collection", self.name)
+        try:  # in the schema's description (milvus-lite keeps no properties), or a property (earlier servers)
+            recorded = json.loads(described.get("description") or "{}").get(PRECISION_KEY)
+        except (ValueError, AttributeError):
+            recorded = None
+        recorded = recorded or (described.get("properties") or {}).get(PRECISION_KEY)
         return str(recorded) if recorded else None
 
     def record_precision(self, precision: str) -> None:
@@ -329,7 +453,8 @@ class MilvusStore:
     def term_weights(self, words: list[str]) -> dict[str, float]:
         """BM25's idf of each (tokenized) word over the collection's chunks, as the keyword index gives it. The
         embedded store keeps its counts (rag/index/word_counts.py); a server's inverted index counts each word
-        (`TEXT_MATCH`), once while the collection's size stays the same."""
+        (`TEXT_MATCH`; `rag milvus-server`, which refuses it, by matching the word among the space-separated
+        terms), once while the collection's size stays the same."""
         from rag.terms import idf
 
         counts = self._word_counts()
@@ -341,41 +466,53 @@ class MilvusStore:
             self._frequencies, self._counted_at = {}, total
         for word in words:
             if word not in self._frequencies:
-                matching = f"TEXT_MATCH(terms, {json.dumps(word)})"
-                found = self._call("query", self.name, filter=matching, output_fields=["count(*)"])
-                self._frequencies[word] = int(found[0]["count(*)"])
+                self._frequencies[word] = self._holding(word)
         return {word: idf(self._frequencies[word], total) for word in words}
+
+    def _holding(self, word: str) -> int:
+        """How many chunks hold a word (tokenized: no spaces, quotes or backslashes)."""
+        try:
+            found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {json.dumps(word)})",
+                               output_fields=["count(*)"])  # fmt: skip
+        except Exception as exc:
+            if LOCAL_MODE not in str(exc) and "TEXT_MATCH" not in str(exc):
+                raise
+            literal = word.replace("%", "\\%").replace("_", "\\_")
+            among = " or ".join(f"terms like {json.dumps(form)}" for form in
+                                (f"{literal} %", f"% {literal} %", f"% {literal}"))  # fmt: skip
+            found = self._call("query", self.name, filter=f"terms == {json.dumps(word)} or {among}",
+                               output_fields=["count(*)"])  # fmt: skip
+        return int(found[0]["count(*)"])
 
     def ranked(
         self, question: str, vector: list[float], mode: str, pool: int, k: int, filters: Filters
     ) -> tuple[list[tuple[str, str, float, str, dict[str, Any]]], dict[str, float]]:
         """The k best papers' (chunk id, doc id, score, text, metadata) and the dense similarity of each paper's best
-        chunk. Hybrid: one `hybrid_search`, fused in Milvus; dense or keyword: their own scores."""
-        from pymilvus import AnnSearchRequest, RRFRanker, WeightedRanker
-
+        chunk. Hybrid: each search grouped by paper in Milvus, fused here as the Chroma setup fuses; dense or
+        keyword: their own scores."""
         expression = self._filter(filters)
         terms = " ".join(tokenize([question])[0])
-        fields = ["doc_id", "text", "meta"]
-        dense = AnnSearchRequest(data=[vector], anns_field="dense", param={"metric_type": "COSINE"}, limit=pool,
-                                 expr=expression)  # fmt: skip
-        keyword = AnnSearchRequest(data=[terms], anns_field="sparse", param={"metric_type": "BM25"}, limit=pool,
-                                   expr=expression)  # fmt: skip
         if mode == "keyword" and not terms:
             return [], {}
-        if mode == "hybrid" and terms:
-            weights = (self.settings.dense_weight, self.settings.keyword_weight)
-            ranker = RRFRanker(self.settings.rrf_k) if weights[0] == weights[1] else WeightedRanker(*weights)
-            found = self._call("hybrid_search", self.name, reqs=[dense, keyword], ranker=ranker, limit=k,
-                               output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
+        depth = pool if mode == "hybrid" else k
+        dense = self._grouped([vector], "dense", "dense", depth, expression) if mode != "keyword" else []
+        keyword = self._grouped([terms], "sparse", "keyword", depth, expression) if mode != "dense" and terms else []
+        if dense and keyword:
+            ranked = fuse([dense, keyword], (self.settings.dense_weight, self.settings.keyword_weight),
+                          self.settings.rrf_k)[:k]  # fmt: skip
         else:
-            request = keyword if mode == "keyword" else dense
-            found = self._call("search", self.name, data=request.data, anns_field=request.anns_field, limit=k,
-                               filter=expression, output_fields=fields, group_by_field="doc_id")[0]  # fmt: skip
-        hits = [(h["id"], h["entity"]["doc_id"], self._score(h["distance"], mode), h["entity"]["text"],
-                 h["entity"]["meta"]) for h in found]  # fmt: skip
-        if mode == "dense":
-            return hits, {doc: score for _, doc, score, _, _ in hits}
-        return hits, self._cosine_of([doc for _, doc, _, _, _ in hits], vector)
+            ranked = [(hit, hit.score) for hit in (dense or keyword)[:k]]
+        chunks = self.get_chunks([hit.chunk_id for hit, _ in ranked])
+        hits = [(hit.chunk_id, hit.doc_id, score, *chunks[hit.chunk_id]) for hit, score in ranked]
+        cosine = {hit.doc_id: hit.score for hit in dense}
+        unmeasured = [doc for _, doc, _, _, _ in hits if doc not in cosine]
+        return hits, cosine | self._cosine_of(unmeasured, vector)
+
+    def _grouped(self, data: list, field: str, mode: str, limit: int, expression: str) -> list[Hit]:
+        """One search, each paper's best chunk, best first."""
+        found = self._call("search", self.name, data=data, anns_field=field, limit=limit, filter=expression,
+                           output_fields=["doc_id"], group_by_field="doc_id")[0]  # fmt: skip
+        return [Hit(h["id"], h["entity"]["doc_id"], self._score(h["distance"], mode)) for h in found]
 
     @staticmethod
     def _score(distance: float, mode: str) -> float:

@@ -1,23 +1,24 @@
 """Question -> ranked abstracts: dense, keyword (BM25) or both fused by weighted reciprocal rank.
 
-A store that searches itself (Milvus: rag/index/milvus.py) ranks, filters and fuses inside the store; for Chroma,
-the retriever queries the collection for the dense ranking, the local keyword index for BM25, and fuses them here.
+A store that searches itself (Milvus: rag/index/milvus.py) ranks and filters inside the store, each ranking grouped
+by paper there; for Chroma, the retriever queries the collection for the dense ranking and the local keyword index
+for BM25. Both are fused by rag/index/fusion.py.
 
 Queries go to the Chroma collection directly rather than through llama-index's ChromaVectorStore: importing
 llama-index costs two seconds of a cold `rag search`, and the query is a single call.
 
 Each ranking is first collapsed to one entry per abstract (its best chunk), then the rankings are fused, so an
 abstract with several matching chunks takes one place, not several. llama-index's QueryFusionRetriever fuses
-chunks rather than abstracts and has no weights for reciprocal-rank fusion, hence the few lines here.
+chunks rather than abstracts and has no weights for reciprocal-rank fusion, hence the few lines of fusion.py.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from rag.errors import BadInput
+from rag.index.fusion import Hit, collapse, fuse
 from rag.index.keywords import Filters, KeywordIndex, read_manifest, rebuild_keyword_index
 from rag.index.stores import ChunkStore, SearchingStore, open_store
 from rag.records import Query, SearchResult, doc_of_chunk
@@ -37,13 +38,6 @@ if TYPE_CHECKING:
     from rag.index.embedder import AnyEmbedder
 
 
-@dataclass
-class Hit:
-    chunk_id: str
-    doc_id: str
-    score: float
-
-
 class Retriever:
     """Loads the models and indexes once; search() is then cheap (tens of milliseconds)."""
 
@@ -61,7 +55,7 @@ class Retriever:
             if found is None or precision is None:  # no precision recorded: nothing was ever stored
                 raise BadInput(EMPTY_INDEX)
             self.chunks: ChunkStore = found
-            # the store itself when it ranks, filters and fuses (Milvus); None when the retriever does, over Chroma
+            # the store itself when it ranks and filters (Milvus); None when the retriever does, over Chroma
             self.searcher = cast("SearchingStore", found) if found.searches_itself else None
             # The first call into the collection loads it (1-2 s at 300,000 chunks): the keyword index and the
             # embedding model load meanwhile.
@@ -268,26 +262,3 @@ class Retriever:
                 )
             )
         return results
-
-
-def collapse(hits: list[Hit]) -> list[Hit]:
-    """Keep each abstract's best-ranked chunk, in rank order."""
-    seen: dict[str, Hit] = {}
-    for hit in hits:
-        seen.setdefault(hit.doc_id, hit)
-    return list(seen.values())
-
-
-def fuse(rankings: list[list[Hit]], weights: tuple[float, ...], rrf_k: int) -> list[tuple[Hit, float]]:
-    """Weighted reciprocal-rank fusion of abstract rankings; the representative chunk is the one of the
-    ranking that contributes most to the abstract's score."""
-    scores: dict[str, float] = {}
-    best: dict[str, tuple[float, Hit]] = {}
-    for ranking, weight in zip(rankings, weights, strict=True):
-        for rank, hit in enumerate(ranking, start=1):
-            contribution = weight / (rrf_k + rank)
-            scores[hit.doc_id] = scores.get(hit.doc_id, 0.0) + contribution
-            if hit.doc_id not in best or contribution > best[hit.doc_id][0]:
-                best[hit.doc_id] = (contribution, hit)
-    ordered = sorted(scores, key=lambda doc_id: -scores[doc_id])
-    return [(best[doc_id][1], scores[doc_id]) for doc_id in ordered]

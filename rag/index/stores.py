@@ -3,8 +3,8 @@
 Two engines sit behind one small interface, `ChunkStore`:
 - chroma (default): embedded Chroma or a Chroma server (rag/index/store.py); the BM25 keyword index is a bm25s file
   kept per machine beside it (rag/index/keywords.py) and the retriever fuses the two rankings itself;
-- milvus (rag/index/milvus.py): dense and BM25 search and their fusion run inside Milvus (embedded milvus-lite, a
-  Milvus server or a cluster), so nothing but caches is kept per machine and every replica sees every writer's papers.
+- milvus (rag/index/milvus.py): dense and BM25 search run inside Milvus (embedded milvus-lite, a Milvus server or
+  a cluster), so nothing but caches is kept per machine and every replica sees every writer's papers.
 
 Ingest, removal, the library and the doctor call only this interface; the retriever asks a store that
 `searches_itself` to rank, and ranks Chroma's results with the local keyword index otherwise.

@@ -1,8 +1,8 @@
 """How many chunks hold each word, kept beside an embedded Milvus for the refusal gate's idf.
 
-milvus-lite answers `TEXT_MATCH` by tokenizing every row (about 2 s a word at 30,000 chunks, 5 minutes a question at
-100,000 abstracts), so the embedded store keeps document frequencies itself, in SQLite next to its folder. Only the
-process holding milvus-lite's lock writes to that folder; inside it, writes and recounts take turns under a file
+milvus-lite refuses `TEXT_MATCH` (and its 3.x edition answered it by tokenizing every row: minutes a question at
+100,000 abstracts), so the embedded store keeps document frequencies itself, in SQLite next to its file. Only the
+process holding milvus-lite's lock writes them; inside it, writes and recounts take turns under a file
 lock (`flock` on separate opens excludes threads too). A write is counted as pending before it reaches Milvus and
 settled, with its words, in one transaction after; counts with a write still pending (a write that failed, a
 process that died) or counting another number of chunks than the collection holds are counted again from the
