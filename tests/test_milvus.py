@@ -48,9 +48,10 @@ def doc_ids(library: Library, query: Query) -> list[str]:
 
 
 def same_ranking(milvus: Library, chroma: Library, query: Query) -> None:
-    """Nearly the same papers with nearly the same scores. Not exactly: milvus-lite scores BM25 with each segment's
-    own statistics (a TODO in its engine/collection.py), so while an index spans several segments its keyword
-    scores stray a few percent from bm25s's and near-ties may swap places."""
+    """Nearly the same papers with nearly the same scores. Not exactly: Milvus scores BM25 with each segment's own
+    statistics, so while an index spans several segments its keyword scores stray a few percent from bm25s's and
+    near-ties may swap places; and a hybrid search fuses RAG_CANDIDATES papers from each ranking where the Chroma
+    setup fuses the papers of RAG_CANDIDATES chunks."""
     ours = {r.doc_id: r.score for r in milvus.search(query)}
     theirs = {r.doc_id: r.score for r in chroma.search(query)}
     shared = ours.keys() & theirs.keys()

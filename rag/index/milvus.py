@@ -6,9 +6,9 @@ or a server's URL (Milvus standalone or distributed, or `rag milvus-server`), wh
 project's keyword index tokenizes them: lower-cased, stemmed, no stop words) from which Milvus's BM25 function
 derives a sparse vector, the fields the filters use (venue, year, authors) and its whole metadata as JSON. Questions
 are tokenized the same way, so BM25 sees the words bm25s sees in the Chroma setup. A hybrid search is a dense and a
-BM25 search, each grouped by paper in Milvus, fused here by weighted reciprocal rank exactly as the Chroma setup
-fuses (rag/index/fusion.py): Milvus's own `hybrid_search` fuses by chunk before grouping, so a paper whose
-best chunks differ between the two searches would lose one of its ranks, and its RRF has no weights.
+BM25 search, each grouped by paper in Milvus (RAG_CANDIDATES papers each), fused here by the weighted reciprocal
+rank the Chroma setup uses (rag/index/fusion.py): Milvus's own `hybrid_search` fuses by chunk before grouping, so a
+paper whose best chunks differ between the two searches would lose one of its ranks, and its RRF has no weights.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,80 +61,132 @@ def is_server(target: str) -> bool:
 
 
 def connect(settings: Settings, create: bool) -> MilvusClient | None:
-    """A client of the Milvus the settings name; None for an embedded folder that does not exist and create=False.
-    An unreachable server is BadInput naming it."""
+    """A client of the Milvus the settings name; None for an embedded file that does not exist and create=False.
+    An unreachable server, or an embedded file another process holds, is BadInput naming it."""
     target = settings.milvus_target
-    if not is_server(target):
+    embedded = not is_server(target)
+    if embedded:
         check_embedded(Path(target))
     try:
-        with imported_quietly():
+        with imported_quietly(embedded):
             from pymilvus import MilvusClient
     except ImportError:
         raise BadInput(NO_PACKAGE) from None
-    if not is_server(target):
+    for name in ("pymilvus", "pymilvus.milvus_client"):  # each failed call is logged: the errors here say it
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    if embedded:
         if not create and not Path(target).exists():
             return None
         make_folder(Path(target).parent)
-        if held_elsewhere(Path(target)):
-            raise BadInput(f"the embedded Milvus in {target} is open in another process (milvus-lite serves one "
-                           "process at a time; to share an index, run `rag milvus-server` and set MILVUS_URI to "
-                           "its URL)")  # fmt: skip
-    for name in ("pymilvus", "pymilvus.milvus_client"):  # each failed call is logged: the errors here say it
-        logging.getLogger(name).setLevel(logging.CRITICAL)
+        serving(Path(target))
     try:
-        if is_server(target):
-            return MilvusClient(uri=target, token=settings.milvus_token or "", timeout=CONNECT_TIMEOUT)
-        with child_output_to(server_log(Path(target))):  # the embedded edition's server starts here
-            return MilvusClient(uri=target, timeout=CONNECT_TIMEOUT)
+        return MilvusClient(uri=target, token=settings.milvus_token or "", timeout=CONNECT_TIMEOUT)
     except Exception as exc:
         raise BadInput(f"cannot reach Milvus at {target} (MILVUS_URI): {first_line(exc)}") from None
 
 
 @contextmanager
-def imported_quietly() -> Iterator[None]:
-    """For importing pymilvus and milvus-lite. pymilvus 2.5 reads MILVUS_URI when imported and refuses anything but
-    a URL (this project's setting may be a file), so the variable is hidden meanwhile; milvus-lite 2.5 imports
-    pkg_resources (hence setuptools<81), which warns that it is deprecated."""
+def imported_quietly(embedded: bool) -> Iterator[None]:
+    """For importing pymilvus (and milvus-lite for an embedded index). pymilvus 2.5 reads MILVUS_URI when imported,
+    from the environment or a .env file it looks for itself, and refuses anything but a URL (this project's setting
+    may be a file): the variable is empty meanwhile, which it takes as unset and a .env does not override.
+    milvus-lite 2.5 imports pkg_resources (hence setuptools<81), which warns that it is deprecated."""
     import os
+    import sys
     import warnings
 
-    hidden = os.environ.pop("MILVUS_URI", None)
-    try:
+    if "pymilvus" not in sys.modules:
+        previous = os.environ.get("MILVUS_URI")
+        os.environ["MILVUS_URI"] = ""
+        try:
+            import pymilvus  # noqa: F401
+        finally:
+            if previous is None:
+                del os.environ["MILVUS_URI"]
+            else:
+                os.environ["MILVUS_URI"] = previous
+    if embedded:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="pkg_resources is deprecated")
-            import milvus_lite  # noqa: F401  (as pymilvus imports it for an embedded index)
-            import pymilvus  # noqa: F401
-        yield
-    finally:
-        if hidden is not None:
-            os.environ["MILVUS_URI"] = hidden
+            import milvus_lite  # noqa: F401
+    yield
 
 
 def server_log(path: Path) -> Path:
-    """Where milvus-lite's server over an index file writes (made afresh by each process that starts one)."""
+    """Where milvus-lite's server over an index file writes (its full-text engine logs every commit)."""
     return path.with_name(path.name + ".log")
 
 
-@contextmanager
-def child_output_to(log: Path) -> Iterator[None]:
-    """Processes started meanwhile write their output to `log`. milvus-lite starts its server as a child process
-    that inherits this one's stdout and stderr, where its full-text engine logs every commit."""
-    import os
-    import sys
+def serving(path: Path) -> None:
+    """milvus-lite's server over an index file for this process, started unless it runs already and registered
+    where pymilvus looks for it. Started here, not by pymilvus, so that it writes to server_log, not to this
+    process's stdout (an MCP channel, say) and stderr. Another process's lock on the file is BadInput."""
+    from milvus_lite.server_manager import server_manager_instance as manager
 
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    with log.open("wb") as out:
-        os.dup2(out.fileno(), 1)
-        os.dup2(out.fileno(), 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        os.close(saved[0])
-        os.close(saved[1])
+    key = str(path.absolute().resolve())
+    with manager._lock:  # pymilvus starts servers under it too: no check here races a start in this process
+        if key not in manager._servers:
+            manager._servers[key] = launched(path, None)
+
+
+def launched(path: Path, address: str | None, die_with_parent: bool = False):  # type: ignore[no-untyped-def]
+    """A started milvus-lite server over an index file: at `address` (host:port) or, for this process alone, a
+    Unix socket. The caller holds milvus-lite's manager lock."""
+    if held_elsewhere(path):
+        raise BadInput(f"the embedded Milvus in {path} is open in another process (milvus-lite serves one "
+                       "process at a time; to share an index, run `rag milvus-server` and set MILVUS_URI to "
+                       "its URL)")  # fmt: skip
+    server = logged_server_class()(str(path.absolute().resolve()), address, server_log(path), die_with_parent)
+    if not (server.init() and server.start()):
+        server.stop()
+        raise RuntimeError(f"milvus-lite could not open {path}; see {server_log(path)}")
+    return server
+
+
+@cache
+def logged_server_class() -> type:
+    """milvus-lite's Server, its binary's output to a log file (and, if asked, ended when this process ends)."""
+    import fcntl
+    import os
+    import subprocess
+
+    from milvus_lite.server import Server
+
+    class LoggedServer(Server):
+        def __init__(self, db_file: str, address: str | None, log: Path, die_with_parent: bool) -> None:
+            super().__init__(db_file, address)
+            self.log, self.die_with_parent = log, die_with_parent
+
+        def start(self) -> bool:
+            """Server.start, writing to the log."""
+            self._lock_fd = open(self._lock_path, "a")  # noqa: SIM115  (held while serving; Server.stop closes it)
+            try:
+                fcntl.lockf(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False
+            libraries = f"{self._bin_path}:{os.environ.get('LD_LIBRARY_PATH', '')}"
+            env = {**os.environ, "LD_LIBRARY_PATH": libraries, "DYLD_LIBRARY_PATH": libraries}
+            with self.log.open("ab") as out:
+                self._p = subprocess.Popen(self.args, env=env, cwd=str(self._work_dir), stdout=out, stderr=out,
+                                           preexec_fn=end_with_parent if self.die_with_parent else None)  # fmt: skip
+            try:
+                self._p.wait(0.5)  # as Server.start: a binary that has not failed by now has started
+                return False
+            except subprocess.TimeoutExpired:
+                return True
+
+    return LoggedServer
+
+
+def end_with_parent() -> None:
+    """In a child, before it runs its program: be sent SIGTERM when the parent ends (Linux; elsewhere nothing). A
+    server started with a TCP address does not watch its parent's lock on the file."""
+    import ctypes
+    import signal
+    from contextlib import suppress
+
+    with suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def check_embedded(path: Path) -> None:
@@ -147,15 +200,12 @@ def check_embedded(path: Path) -> None:
 
 
 def held_elsewhere(path: Path) -> bool:
-    """Whether another process holds milvus-lite's lock on its file (checked before connecting: milvus-lite logs
-    a traceback when it cannot take the lock)."""
+    """Whether another process holds milvus-lite's lock on its file (checked before starting a server, which logs
+    a traceback when it cannot take the lock). Only for a file this process does not serve: a POSIX lock is the
+    process's, and closing this check's handle would let this process's lock go."""
     import errno
     import fcntl
 
-    from milvus_lite.server_manager import server_manager_instance
-
-    if str(path.absolute().resolve()) in getattr(server_manager_instance, "_servers", {}):
-        return False  # this process serves it (and closing a lock this process holds would let it go)
     lock = path.parent / f".{path.name}.lock"  # milvus_lite.server.Server's
     if not lock.exists():
         return False
@@ -174,26 +224,21 @@ def serve(path: Path, host: str, port: int) -> None:
     import signal
     import threading
 
-    with imported_quietly():
-        from milvus_lite.server import Server
-
     check_embedded(path)
+    with imported_quietly(embedded=True):
+        from milvus_lite.server_manager import server_manager_instance as manager
     make_folder(path.parent)
-    if held_elsewhere(path):
-        raise BadInput(f"the embedded Milvus in {path} is open in another process")
-    server = Server(str(path), f"{host}:{port}")
-    with child_output_to(server_log(path)):
-        started = server.init() and server.start()
-    if not started:
-        raise RuntimeError(f"milvus-lite could not serve {path} at {host}:{port}; see {server_log(path)}")
+    with manager._lock:
+        server = launched(path, f"{host}:{port}", die_with_parent=True)
     stopped = threading.Event()
-    for sign in (signal.SIGTERM, signal.SIGINT):
+    for sign in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sign, lambda *_: stopped.set())
     process = server._p  # milvus-lite's binary; Server.stop() would give it 2 s before killing it
     try:
         while not stopped.wait(1):
             if process.poll() is not None:
-                raise RuntimeError(f"milvus-lite stopped serving {path} (exit {process.returncode})")
+                raise RuntimeError(f"milvus-lite stopped serving {path} (exit {process.returncode}); see "
+                                   f"{server_log(path)}")  # fmt: skip
     finally:
         process.terminate()  # let it close its file
         try:
@@ -209,8 +254,8 @@ def first_line(exc: Exception) -> str:
 
 def drop(settings: Settings) -> None:
     client = connect(settings, create=False)
-    if client is not None and client.has_collection(settings.collection):
-        client.drop_collection(settings.collection)
+    if client is not None and client.has_collection(settings.collection, timeout=CALL_TIMEOUT):
+        client.drop_collection(settings.collection, timeout=CALL_TIMEOUT)
     if not is_server(settings.milvus_target):
         drop_counts(counts_path(settings.milvus_target, settings.collection))
 
@@ -218,6 +263,11 @@ def drop(settings: Settings) -> None:
 def quoted(values: list[str]) -> str:
     """A list of strings as a Milvus expression literal."""
     return json.dumps(values, ensure_ascii=False)
+
+
+def quoted_one(value: str) -> str:
+    """A string as a Milvus expression literal."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 @dataclass
@@ -230,17 +280,18 @@ class MilvusStore:
     _frequencies: dict[str, int] = field(default_factory=dict, repr=False)  # a server's document frequencies asked
     _counted_at: int = field(default=-1, repr=False)  # the collection's size when they were asked
     _counts_checked: bool = field(default=False, repr=False)  # the embedded store's word counts match it
+    _no_text_match: bool = field(default=False, repr=False)  # the server refuses TEXT_MATCH (milvus-lite's)
 
     @classmethod
     def open(cls, settings: Settings, create: bool) -> MilvusStore | None:
         client = connect(settings, create)
         if client is None:
             return None
-        exists = client.has_collection(settings.collection)
+        exists = client.has_collection(settings.collection, timeout=CALL_TIMEOUT)
         if not create and not exists:
             return None
         if exists:
-            client.load_collection(settings.collection)  # a server keeps it loaded; a reopened embedded one is not
+            client.load_collection(settings.collection, timeout=CALL_TIMEOUT)  # a reopened embedded one is not loaded
         return cls(client, settings.collection, settings)
 
     # ----- the collection ------------------------------------------------------------------------------------
@@ -392,14 +443,7 @@ class MilvusStore:
     def _every(self, expression: str, fields: list[str]) -> Iterator[dict[str, Any]]:
         if not self._exists():
             return
-        quiet = logging.getLogger("pymilvus.client.iterator.query_iterator")  # milvus-lite has no MVCC timestamp
-        level = quiet.level  # to give, which pymilvus warns of at every iteration
-        quiet.setLevel(logging.ERROR)
-        try:
-            pages = self._call("query_iterator", self.name, batch_size=ITERATE, filter=expression,
-                               output_fields=fields)  # fmt: skip
-        finally:
-            quiet.setLevel(level)
+        pages = self._call("query_iterator", self.name, batch_size=ITERATE, filter=expression, output_fields=fields)
         try:
             while page := pages.next():
                 yield from page
@@ -441,7 +485,7 @@ class MilvusStore:
     # ----- searching -----------------------------------------------------------------------------------------
     def venue_named(self, venue: str) -> str | None:
         """The indexed venue of this name in any case, or None."""
-        named = f"venue_key == {json.dumps(venue.strip().lower())}"
+        named = f"venue_key == {quoted_one(venue.strip().lower())}"
         rows = self._call("query", self.name, filter=named, output_fields=["venue"], limit=1)
         return rows[0]["venue"] if rows else None
 
@@ -471,17 +515,20 @@ class MilvusStore:
 
     def _holding(self, word: str) -> int:
         """How many chunks hold a word (tokenized: no spaces, quotes or backslashes)."""
-        try:
-            found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {json.dumps(word)})",
-                               output_fields=["count(*)"])  # fmt: skip
-        except Exception as exc:
-            if LOCAL_MODE not in str(exc) and "TEXT_MATCH" not in str(exc):
-                raise
-            literal = word.replace("%", "\\%").replace("_", "\\_")
-            among = " or ".join(f"terms like {json.dumps(form)}" for form in
-                                (f"{literal} %", f"% {literal} %", f"% {literal}"))  # fmt: skip
-            found = self._call("query", self.name, filter=f"terms == {json.dumps(word)} or {among}",
-                               output_fields=["count(*)"])  # fmt: skip
+        if not self._no_text_match:
+            try:
+                found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {quoted_one(word)})",
+                                   output_fields=["count(*)"])  # fmt: skip
+                return int(found[0]["count(*)"])
+            except Exception as exc:
+                if LOCAL_MODE not in str(exc) and "TEXT_MATCH" not in str(exc):
+                    raise
+                self._no_text_match = True  # milvus-lite's server
+        literal = word.replace("%", "\\%").replace("_", "\\_")
+        among = " or ".join(f"terms like {quoted_one(form)}" for form in
+                            (f"{literal} %", f"% {literal} %", f"% {literal}"))  # fmt: skip
+        found = self._call("query", self.name, filter=f"terms == {quoted_one(word)} or {among}",
+                           output_fields=["count(*)"])  # fmt: skip
         return int(found[0]["count(*)"])
 
     def ranked(
@@ -497,7 +544,7 @@ class MilvusStore:
         depth = pool if mode == "hybrid" else k
         dense = self._grouped([vector], "dense", "dense", depth, expression) if mode != "keyword" else []
         keyword = self._grouped([terms], "sparse", "keyword", depth, expression) if mode != "dense" and terms else []
-        if dense and keyword:
+        if mode == "hybrid":  # as for Chroma, also when one ranking is empty
             ranked = fuse([dense, keyword], (self.settings.dense_weight, self.settings.keyword_weight),
                           self.settings.rrf_k)[:k]  # fmt: skip
         else:
@@ -532,12 +579,12 @@ class MilvusStore:
     def _filter(filters: Filters) -> str:
         conditions = []
         if filters.venue:
-            conditions.append(f"venue == {json.dumps(filters.venue)}")
+            conditions.append(f"venue == {quoted_one(filters.venue)}")
         if filters.years:
             conditions.append(f"year >= {filters.years[0]} and year <= {filters.years[1]}")
         if filters.author:
             name = filters.author.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            conditions.append(f"authors_key like {json.dumps('%' + name + '%')}")
+            conditions.append(f"authors_key like {quoted_one('%' + name + '%')}")
         return " and ".join(conditions)
 
 
