@@ -270,6 +270,9 @@ def test_an_unreachable_milvus_is_one_line_and_exit_2(cli_env: dict[str, str]) -
     assert "index of milvus-lite 3 (a folder)" in refused.stderr and not any(older.iterdir())
     misnamed = run_rag("stats", env={**cli_env, "RAG_STORE": "milvus", "MILVUS_URI": str(older.parent / "index")})
     assert misnamed.returncode == 2 and "a file whose name ends in .db" in misnamed.stderr, misnamed.stderr
+    named = older.parent / "mine.db"  # a file in MILVUS_URI, which pymilvus itself would refuse when imported
+    mine = run_rag("stats", "--json", env={**cli_env, "RAG_STORE": "milvus", "MILVUS_URI": str(named)})
+    assert mine.returncode == 0 and json.loads(mine.stdout)["store"] == f"embedded milvus in {named}", mine.stderr
 
 
 def search(base: str, query: str, k: int = 5) -> list[str]:
