@@ -47,6 +47,7 @@ CONNECT_TIMEOUT = 10  # seconds to reach a server before saying it cannot be rea
 # Seconds a call may take. Whole seconds: pymilvus 2.5 ignores a float, and without a timeout it retries a server
 # that has gone away for three and a half minutes.
 CALL_TIMEOUT = 60
+LOAD_TIMEOUT = 600  # loading a collection: milvus-lite 2.5 reads every row (41-83 s at 318,583 chunks)
 EMBEDDED_NAME = re.compile(r"^[A-Za-z0-9._-]{1,33}\.db$")  # milvus-lite's rule for its file's name (36 at most)
 LOCAL_MODE = "local mode only support"  # milvus-lite's refusal of an index type (HNSW) or of TEXT_MATCH
 NO_PACKAGE = "RAG_STORE=milvus needs the milvus extra: pip install 'abstracts-rag[milvus]' (make setup installs it)"
@@ -261,13 +262,8 @@ def drop(settings: Settings) -> None:
         drop_counts(counts_path(settings.milvus_target, settings.collection))
 
 
-def quoted(values: list[str]) -> str:
-    """A list of strings as a Milvus expression literal."""
-    return json.dumps(values, ensure_ascii=False)
-
-
-def quoted_one(value: str) -> str:
-    """A string as a Milvus expression literal."""
+def quoted(value: str | list[str]) -> str:
+    """A string or a list of strings as a Milvus expression literal."""
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -292,7 +288,7 @@ class MilvusStore:
         if not create and not exists:
             return None
         if exists:
-            client.load_collection(settings.collection, timeout=CALL_TIMEOUT)  # a reopened embedded one is not loaded
+            client.load_collection(settings.collection, timeout=LOAD_TIMEOUT)  # a reopened embedded one is not loaded
         return cls(client, settings.collection, settings)
 
     # ----- the collection ------------------------------------------------------------------------------------
@@ -310,7 +306,7 @@ class MilvusStore:
             except Exception as exc:
                 if "call load()" not in str(exc):
                     raise
-                self.client.load_collection(self.name)
+                self.client.load_collection(self.name, timeout=LOAD_TIMEOUT)
                 return method(*args, **kwargs)
         except Exception as exc:
             if getattr(exc, "code", None) == UNREACHABLE or "UNAVAILABLE" in str(exc):
@@ -486,7 +482,7 @@ class MilvusStore:
     # ----- searching -----------------------------------------------------------------------------------------
     def venue_named(self, venue: str) -> str | None:
         """The indexed venue of this name in any case, or None."""
-        named = f"venue_key == {quoted_one(venue.strip().lower())}"
+        named = f"venue_key == {quoted(venue.strip().lower())}"
         rows = self._call("query", self.name, filter=named, output_fields=["venue"], limit=1)
         return rows[0]["venue"] if rows else None
 
@@ -518,7 +514,7 @@ class MilvusStore:
         """How many chunks hold a word (tokenized: no spaces, quotes or backslashes)."""
         if not self._no_text_match:
             try:
-                found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {quoted_one(word)})",
+                found = self._call("query", self.name, filter=f"TEXT_MATCH(terms, {quoted(word)})",
                                    output_fields=["count(*)"])  # fmt: skip
                 return int(found[0]["count(*)"])
             except Exception as exc:
@@ -526,9 +522,9 @@ class MilvusStore:
                     raise
                 self._no_text_match = True  # milvus-lite's server
         literal = word.replace("%", "\\%").replace("_", "\\_")
-        among = " or ".join(f"terms like {quoted_one(form)}" for form in
+        among = " or ".join(f"terms like {quoted(form)}" for form in
                             (f"{literal} %", f"% {literal} %", f"% {literal}"))  # fmt: skip
-        found = self._call("query", self.name, filter=f"terms == {quoted_one(word)} or {among}",
+        found = self._call("query", self.name, filter=f"terms == {quoted(word)} or {among}",
                            output_fields=["count(*)"])  # fmt: skip
         return int(found[0]["count(*)"])
 
@@ -585,12 +581,12 @@ class MilvusStore:
     def _filter(filters: Filters) -> str:
         conditions = []
         if filters.venue:
-            conditions.append(f"venue == {quoted_one(filters.venue)}")
+            conditions.append(f"venue == {quoted(filters.venue)}")
         if filters.years:
             conditions.append(f"year >= {filters.years[0]} and year <= {filters.years[1]}")
         if filters.author:
             name = filters.author.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            conditions.append(f"authors_key like {quoted_one('%' + name + '%')}")
+            conditions.append(f"authors_key like {quoted('%' + name + '%')}")
         return " and ".join(conditions)
 
 

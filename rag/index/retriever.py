@@ -1,8 +1,8 @@
 """Question -> ranked abstracts: dense, keyword (BM25) or both fused by weighted reciprocal rank.
 
-A store that searches itself (Milvus: rag/index/milvus.py) ranks and filters inside the store, each ranking grouped
-by paper there; for Chroma, the retriever queries the collection for the dense ranking and the local keyword index
-for BM25. Both are fused by rag/index/fusion.py.
+A store that searches itself (Milvus: rag/index/milvus.py) ranks and filters inside the store and collapses and
+fuses its rankings itself; for Chroma, the retriever queries the collection for the dense ranking and the local
+keyword index for BM25. Both fuse with rag/index/fusion.py.
 
 Queries go to the Chroma collection directly rather than through llama-index's ChromaVectorStore: importing
 llama-index costs two seconds of a cold `rag search`, and the query is a single call.
